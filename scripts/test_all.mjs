@@ -10,7 +10,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const deno = join(root, "node_modules/.bin/deno");
 const steps = [
   ["deno check --no-config mod.ts", deno, ["check", "--no-config", "mod.ts"]],
-  ["deno check (all)", deno, ["check", "mod.ts", "testkit.ts", "tests/", "examples/"]],
+  ["deno check (all, with JSDoc examples)", deno, ["check", "--doc", "mod.ts", "testkit.ts", "src/", "tests/", "examples/"]],
   ["deno test", deno, ["test", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "--allow-sys", "tests/"]],
   ["npm build + node test", process.execPath, [join(root, "scripts/build_npm.mjs")]],
 ];

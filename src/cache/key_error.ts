@@ -1,0 +1,24 @@
+/**
+ * A key function could not compute a store key for an object: it is not
+ * an object, has no `metadata`, or has no usable `metadata.name`. The
+ * message names the object's kind and namespace when known, never its
+ * content (it could be a Secret).
+ *
+ * @example
+ * ```ts
+ * import { KeyError } from "./key_error.ts";
+ * import { metaNamespaceKeyFunc } from "./key_func.ts";
+ * try {
+ *   metaNamespaceKeyFunc({ kind: "ConfigMap", metadata: { namespace: "default" } });
+ * } catch (err) {
+ *   console.log(err instanceof KeyError); // true
+ *   console.log((err as KeyError).message); // cannot compute the key of a ConfigMap in namespace "default": metadata.name is missing
+ * }
+ * ```
+ */
+export class KeyError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "KeyError";
+  }
+}

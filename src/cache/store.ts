@@ -1,0 +1,138 @@
+/**
+ * The `Store` interface and a plain in-memory implementation.
+ *
+ * @module
+ */
+import type { KubeObject } from "../api/types.ts";
+import type { KeyFunc } from "./key_func.ts";
+
+/**
+ * A keyed collection of objects: what a reflector writes into. The
+ * operations are client-go's `cache.Store`, camelCased; errors are thrown
+ * (a {@linkcode KeyError} when the key function rejects an object) rather
+ * than returned.
+ *
+ * Stored objects are shared, not copied: treat what `get`, `list` and
+ * friends return as read-only.
+ *
+ * @example
+ * ```ts
+ * import type { Store } from "./store.ts";
+ * import { MemoryStore } from "./store.ts";
+ * import { metaNamespaceKeyFunc } from "./key_func.ts";
+ * import type { KubeObject } from "../api/types.ts";
+ * interface ConfigMap extends KubeObject {
+ *   data?: Record<string, string>;
+ * }
+ * const store: Store<ConfigMap> = new MemoryStore<ConfigMap>(metaNamespaceKeyFunc);
+ * store.add({ metadata: { name: "a", namespace: "default" }, data: { k: "v" } });
+ * console.log(store.listKeys()); // ["default/a"]
+ * ```
+ */
+export interface Store<T extends KubeObject> {
+  /** Inserts `obj`, or replaces the object with the same key. */
+  add(obj: T): void;
+  /** Replaces the object with the same key as `obj`, or inserts it. */
+  update(obj: T): void;
+  /** Removes the object with the same key as `obj`; absent keys are ignored. */
+  delete(obj: T): void;
+  /** Every stored object, in a new array. */
+  list(): T[];
+  /** Every stored key, in a new array. */
+  listKeys(): string[];
+  /** The stored object with the same key as `obj`, if any. */
+  get(obj: T): T | undefined;
+  /** The stored object with this key, if any. */
+  getByKey(key: string): T | undefined;
+  /**
+   * Makes `items` the whole content of the store, in one step: a reader
+   * sees either the old content or the new, never a mix, and if a key
+   * function throws the store is left unchanged. When two items share a
+   * key, the later wins. `resourceVersion` is the list's version; stores
+   * may ignore it (the reflector tracks its own).
+   */
+  replace(items: T[], resourceVersion: string): void;
+  /**
+   * Asks the store to send its objects round again. Plain stores have no
+   * listeners, so for them it does nothing; informers' queues implement it
+   * to re-deliver every object to their handlers (the reflector calls it
+   * every `resyncPeriodMs`).
+   */
+  resync(): void;
+}
+
+/**
+ * A {@linkcode Store} in a `Map`, keyed by a {@linkcode KeyFunc}
+ * (client-go's `cache.NewStore`). Iteration order is insertion order; a
+ * `replace` uses the order of its items. Use an {@linkcode Indexer} when
+ * you need lookups by namespace, label or any other index.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "./store.ts";
+ * import { metaNamespaceKeyFunc } from "./key_func.ts";
+ * const store = new MemoryStore(metaNamespaceKeyFunc);
+ * store.add({ kind: "ConfigMap", metadata: { name: "a", namespace: "default" } });
+ * console.log(store.getByKey("default/a")?.kind); // ConfigMap
+ * store.replace([{ metadata: { name: "b", namespace: "default" } }], "42");
+ * console.log(store.listKeys(), store.size); // ["default/b"] 1
+ * ```
+ */
+export class MemoryStore<T extends KubeObject> implements Store<T> {
+  readonly #keyFunc: KeyFunc<T>;
+  #items = new Map<string, T>();
+
+  /**
+   * @param keyFunc Computes each object's key, for example
+   * {@linkcode metaNamespaceKeyFunc}.
+   * @throws {TypeError} when `keyFunc` is not a function.
+   */
+  constructor(keyFunc: KeyFunc<T>) {
+    if (typeof keyFunc !== "function") {
+      throw new TypeError("MemoryStore: keyFunc must be a function");
+    }
+    this.#keyFunc = keyFunc;
+  }
+
+  /** How many objects the store holds. */
+  get size(): number {
+    return this.#items.size;
+  }
+
+  add(obj: T): void {
+    this.#items.set(this.#keyFunc(obj), obj);
+  }
+
+  update(obj: T): void {
+    this.#items.set(this.#keyFunc(obj), obj);
+  }
+
+  delete(obj: T): void {
+    this.#items.delete(this.#keyFunc(obj));
+  }
+
+  list(): T[] {
+    return [...this.#items.values()];
+  }
+
+  listKeys(): string[] {
+    return [...this.#items.keys()];
+  }
+
+  get(obj: T): T | undefined {
+    return this.#items.get(this.#keyFunc(obj));
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.#items.get(key);
+  }
+
+  replace(items: T[], _resourceVersion: string): void {
+    const next = new Map<string, T>();
+    for (const obj of items) next.set(this.#keyFunc(obj), obj);
+    this.#items = next;
+  }
+
+  /** Does nothing: a plain store has no one to re-deliver objects to. */
+  resync(): void {}
+}

@@ -1,0 +1,87 @@
+import { type Clock, systemClock } from "./clock.ts";
+
+/** Options of {@linkcode Backoff}; the defaults are client-go's reflector values. */
+export interface BackoffOptions {
+  /** The first delay. Default: `800` ms. */
+  initialMs?: number;
+  /** Growth per failure. Default: `2`. */
+  factor?: number;
+  /** The largest base delay (before jitter). Default: `30_000` ms. */
+  capMs?: number;
+  /** Adds up to `jitter × delay` at random. Default: `1.0`. */
+  jitter?: number;
+  /** After this long without a failure, start again from `initialMs`. Default: `120_000` ms. */
+  resetAfterMs?: number;
+  /** Clock for the reset rule. Default: the system clock. */
+  clock?: Clock;
+  /** Random numbers in [0, 1). Default: `Math.random`. */
+  random?: () => number;
+}
+
+function check(name: string, value: number, min: number): number {
+  if (!Number.isFinite(value) || value < min) {
+    throw new RangeError(`Backoff: ${name} must be a finite number >= ${min}, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * Jittered exponential backoff with a reset after a healthy stretch, as
+ * client-go's `exponentialBackoffManager`: delays of 800 ms, 1.6 s, 3.2 s ...
+ * up to 30 s, each plus up to 100 % jitter; back to 800 ms once two minutes
+ * have passed since the previous failure.
+ *
+ * @example
+ * ```ts
+ * import { Backoff } from "./backoff.ts";
+ * const backoff = new Backoff({ random: () => 0 });
+ * console.log(backoff.next(), backoff.next(), backoff.next()); // 800 1600 3200
+ * ```
+ */
+export class Backoff {
+  readonly #initial: number;
+  readonly #factor: number;
+  readonly #cap: number;
+  readonly #jitter: number;
+  readonly #resetAfter: number;
+  readonly #clock: Clock;
+  readonly #random: () => number;
+  #current: number;
+  #lastFailure = -Infinity;
+
+  constructor(options: BackoffOptions = {}) {
+    const {
+      initialMs = 800,
+      factor = 2,
+      capMs = 30_000,
+      jitter = 1.0,
+      resetAfterMs = 120_000,
+      clock = systemClock,
+      random = Math.random,
+    } = options;
+    this.#initial = check("initialMs", initialMs, 0);
+    this.#factor = check("factor", factor, 1);
+    this.#cap = check("capMs", capMs, initialMs);
+    this.#jitter = check("jitter", jitter, 0);
+    this.#resetAfter = check("resetAfterMs", resetAfterMs, 0);
+    this.#clock = clock;
+    this.#random = random;
+    this.#current = this.#initial;
+  }
+
+  /** The delay to wait after a failure that happens now. */
+  next(): number {
+    const now = this.#clock.now();
+    if (now - this.#lastFailure >= this.#resetAfter) this.#current = this.#initial;
+    this.#lastFailure = now;
+    const base = this.#current;
+    this.#current = Math.min(this.#cap, this.#current * this.#factor);
+    return base + this.#random() * this.#jitter * base;
+  }
+
+  /** Forgets past failures: the next delay is `initialMs` again. */
+  reset(): void {
+    this.#current = this.#initial;
+    this.#lastFailure = -Infinity;
+  }
+}

@@ -1,0 +1,146 @@
+import type { KubeObject } from "../api/types.ts";
+import { Backoff, type BackoffOptions } from "./backoff.ts";
+import { type Clock, systemClock } from "./clock.ts";
+
+/** Where an error reported to `onError` happened. */
+export type ErrorPhase = "list" | "watch" | "event" | "store" | "handler";
+
+/**
+ * Receives every error that recovery handles (client-go's watch error
+ * handler). It must not throw; if it does, the throw is ignored.
+ */
+export type ErrorHandler = (error: unknown, phase: ErrorPhase) => void;
+
+/**
+ * Observations for metrics; every callback optional, each must be cheap
+ * and must not throw (a throw is ignored). See the `metrics` entry point.
+ */
+export interface WatcherObserver {
+  /** A complete list (all pages) finished. */
+  listDone?(info: { durationMs: number; items: number; resourceVersion: string }): void;
+  /** A list failed. */
+  listFailed?(info: { durationMs: number; error: unknown }): void;
+  /** A relist is about to happen, and why. */
+  relist?(reason: "initial" | "expired" | "list-failed" | "streaming-fallback"): void;
+  /** A watch request is starting. */
+  watchStart?(): void;
+  /** A watch ended (`error` undefined for a clean close). */
+  watchEnd?(info: { durationMs: number; events: number; error?: unknown; short: boolean }): void;
+  /** An event or bookmark arrived (also for the initial events of a streaming list). */
+  event?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK", resourceVersion: string): void;
+}
+
+/** Options of {@linkcode watcher} (and, through `ReflectorOptions`, of the reflector). */
+export interface WatcherOptions {
+  /** Ends the watcher: the generator throws `signal.reason`. Default: none (runs until `return()`). */
+  signal?: AbortSignal;
+  /** Only objects of this `kind` are accepted; others are reported and skipped. Default: any kind. */
+  expectedKind?: string;
+  /** Items per list page; 0 lists in one request. Default: `500`. */
+  pageSize?: number;
+  /** Watch `timeoutSeconds` is drawn uniformly in [min, 2·min]. Default: `300_000` ms (5 minutes). */
+  minWatchTimeoutMs?: number;
+  /**
+   * The idle deadline of a watch: no event for this long and the connection
+   * is presumed half-open; its body is cancelled and the watch restarts from
+   * the last resourceVersion. Default: `undefined`, meaning the watch's own
+   * `timeoutSeconds` plus `idleGraceMs`: a server always ends a healthy
+   * watch by its timeout (sending a bookmark just before), so the default
+   * can never cut a healthy watch, at the price of detecting a dead peer
+   * only after up to 2·min + grace (10.5 minutes). Servers that send
+   * periodic bookmarks (1.27+: about every minute) allow a much shorter
+   * value, such as `90_000`.
+   */
+  idleTimeoutMs?: number;
+  /** Added to the watch timeout to form the default idle deadline. Default: `30_000` ms. */
+  idleGraceMs?: number;
+  /** A watch ending in less than this, with no event, is a short-watch error. Default: `1_000` ms. */
+  shortWatchMs?: number;
+  /** Deadline of one complete list. Default: `120_000` ms (the API server cuts at 60 s). */
+  listTimeoutMs?: number;
+  /** Backoff between failed attempts (client-go's values by default), or a shared `Backoff`. */
+  backoff?: BackoffOptions | Backoff;
+  /** Use a streaming list (`sendInitialEvents`) instead of LIST; falls back to LIST when the server refuses. Default: `false`. */
+  useStreamingList?: boolean;
+  /** Receives handled errors. Default: `console.warn` of the error's message. */
+  onError?: ErrorHandler;
+  /** Receives observations for metrics. Default: none. */
+  observer?: WatcherObserver;
+  /** Time source for deadlines and backoff. Default: the system clock. */
+  clock?: Clock;
+  /** Random numbers in [0, 1) for watch timeouts and jitter. Default: `Math.random`. */
+  random?: () => number;
+}
+
+const RESOLVED: unique symbol = Symbol("resolvedWatcherOptions");
+
+/** Every watcher option resolved to a value. */
+export type ResolvedWatcherOptions =
+  & Required<Omit<WatcherOptions, "signal" | "expectedKind" | "idleTimeoutMs" | "backoff" | "observer">>
+  & {
+    signal?: AbortSignal;
+    expectedKind?: string;
+    idleTimeoutMs?: number;
+    backoff: Backoff;
+    observer: WatcherObserver;
+    [RESOLVED]: true;
+  };
+
+function duration(name: string, value: number | undefined, fallback: number, min = 0): number {
+  const v = value ?? fallback;
+  if (typeof v !== "number" || !Number.isFinite(v) || v < min) {
+    throw new RangeError(`${name} must be a finite number of milliseconds >= ${min}, got ${v}`);
+  }
+  return v;
+}
+
+/**
+ * Validates options and fills in defaults; throws `TypeError`/`RangeError`
+ * for invalid ones, so mistakes surface at construction.
+ */
+export function resolveWatcherOptions(
+  options: WatcherOptions | ResolvedWatcherOptions = {},
+  name = "watcher",
+): ResolvedWatcherOptions {
+  if (RESOLVED in options) return options;
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  if (typeof random !== "function") throw new TypeError("random must be a function");
+  if (options.onError !== undefined && typeof options.onError !== "function") {
+    throw new TypeError("onError must be a function");
+  }
+  if (options.expectedKind !== undefined && (typeof options.expectedKind !== "string" || !options.expectedKind)) {
+    throw new TypeError("expectedKind must be a non-empty string");
+  }
+  const pageSize = options.pageSize ?? 500;
+  if (!Number.isInteger(pageSize) || pageSize < 0) throw new RangeError(`pageSize must be an integer >= 0, got ${pageSize}`);
+  const backoff = options.backoff instanceof Backoff
+    ? options.backoff
+    : new Backoff({ clock, random, ...options.backoff });
+  return {
+    signal: options.signal,
+    expectedKind: options.expectedKind,
+    pageSize,
+    minWatchTimeoutMs: duration("minWatchTimeoutMs", options.minWatchTimeoutMs, 300_000, 1000),
+    idleTimeoutMs: options.idleTimeoutMs === undefined
+      ? undefined
+      : duration("idleTimeoutMs", options.idleTimeoutMs, 0, 1),
+    idleGraceMs: duration("idleGraceMs", options.idleGraceMs, 30_000),
+    shortWatchMs: duration("shortWatchMs", options.shortWatchMs, 1_000),
+    listTimeoutMs: duration("listTimeoutMs", options.listTimeoutMs, 120_000, 1),
+    backoff,
+    useStreamingList: options.useStreamingList ?? false,
+    onError: options.onError ??
+      ((err: unknown, phase: ErrorPhase) =>
+        console.warn(`[${name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`)),
+    observer: options.observer ?? {},
+    clock,
+    random,
+    [RESOLVED]: true,
+  };
+}
+
+/** Checks `obj.kind` against `expected` (objects without a kind pass: list items carry none). */
+export function kindMatches(obj: KubeObject, expected: string | undefined): boolean {
+  return expected === undefined || obj.kind === undefined || obj.kind === expected;
+}

@@ -1,0 +1,50 @@
+import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
+
+/** Options of one list call (one page). */
+export interface ListOptions {
+  /** `"0"` (any version, from the server's cache), `""` (a consistent read), or a version not to go below. Default: `""`. */
+  resourceVersion?: string;
+  /** `"NotOlderThan"` or `"Exact"`; only with a non-empty `resourceVersion`. Default: unset. */
+  resourceVersionMatch?: string;
+  /** Page size; 0 or unset asks for everything. Default: unset. */
+  limit?: number;
+  /** The continue token of the previous page. Default: unset. */
+  continue?: string;
+  /** Aborts the call. */
+  signal?: AbortSignal;
+}
+
+/** Options of one watch call. */
+export interface WatchOptions {
+  /** Start after this version (`""` or `"0"`: from the current state). Default: `""`. */
+  resourceVersion?: string;
+  /** Ask the server to end the watch cleanly after this many seconds. Default: the server's. */
+  timeoutSeconds?: number;
+  /** Ask for BOOKMARK events. Default: `false`. */
+  allowWatchBookmarks?: boolean;
+  /** Streaming list: start with ADDED events for every object, then an end bookmark. Default: `false`. */
+  sendInitialEvents?: boolean;
+  /** With `sendInitialEvents`: `"NotOlderThan"`. Default: unset. */
+  resourceVersionMatch?: string;
+  /** Aborts the watch and cancels its body. */
+  signal?: AbortSignal;
+}
+
+/**
+ * The two calls a reflector needs from a resource. `watch` yields decoded
+ * events; a failure to start rejects the first `next()`. Implementations must
+ * honour `signal` (abort rejects with `signal.reason` and releases the body).
+ *
+ * @example
+ * ```ts
+ * import type { ListerWatcher } from "./lister_watcher.ts";
+ * const empty: ListerWatcher = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
+ *   async *watch() {},
+ * };
+ * ```
+ */
+export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  list(options: ListOptions): Promise<KubeList<T>>;
+  watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+}
