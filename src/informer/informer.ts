@@ -1,0 +1,272 @@
+/**
+ * Shared informers: a reflector, a cache and event handlers.
+ *
+ * @module
+ */
+import type { KubeObject } from "../api/types.ts";
+import type { Indexers } from "../cache/indexer.ts";
+import type { KeyFunc } from "../cache/key_func.ts";
+import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
+import { type MetricsProvider, noopMetrics, type ReflectorMetrics } from "../metrics/reflector_metrics.ts";
+import { Reflector, type ReflectorOptions, type RunOptions } from "../reflector/reflector.ts";
+import type { ErrorHandler, ErrorPhase, WatcherObserver } from "../reflector/watcher_options.ts";
+import type { ListerWatcher } from "../transport/lister_watcher.ts";
+import { changeIterator } from "./_change_iterator.ts";
+import { Listener } from "./_listener.ts";
+import type { HandlerRegistration } from "./handler_registration.ts";
+import type { InformerChange } from "./informer_change.ts";
+import { InformerStore } from "./informer_store.ts";
+import { Lister, type ReadonlyIndexer } from "./lister.ts";
+import type { HandlerOptions, ResourceEventHandler } from "./resource_event_handler.ts";
+import type { TransformFunc } from "./transform.ts";
+
+/** Options of {@linkcode Informer}: the reflector's options plus these. */
+export interface InformerOptions<T extends KubeObject> extends ReflectorOptions {
+  /** Applied to every object before it is cached (see {@linkcode TransformFunc}). Default: none. */
+  transform?: TransformFunc<T>;
+  /** The cache's key function. Default: `metaNamespaceKeyFunc`. */
+  keyFunc?: KeyFunc<T>;
+  /** The cache's index functions. Default: `{ namespace: namespaceIndexFunc }`. */
+  indexers?: Indexers<T>;
+  /** Per-handler queue length before coalescing (see the class docs). Default: `1000`. */
+  maxQueueLength?: number;
+  /** Metrics backend. Default: `noopMetrics`. */
+  metrics?: MetricsProvider;
+}
+
+/**
+ * A shared index informer (client-go's `SharedIndexInformer`): one
+ * {@linkcode Reflector} keeps one cache, and any number of handlers hear of
+ * every change. See {@linkcode InformerStore} for which store call becomes
+ * which change (relists give tombstones, resyncs give `update(obj, obj)`,
+ * bookmarks give nothing).
+ *
+ * Delivery: each handler has its own queue and is called for one change at
+ * a time, in order; an async handler is awaited first. Handlers are
+ * isolated: a throw or rejection goes to `onError` (phase `"handler"`). A
+ * handler added after the cache synced first gets every current object as an
+ * add.
+ *
+ * Queue policy: a store call cannot block, so a slow handler's queue grows.
+ * Up to `maxQueueLength` (default 1000) waiting changes are kept exactly.
+ * Beyond it the queue coalesces per object: the waiting changes of one
+ * object merge into at most a delete (of the state the handler last saw)
+ * followed by an add or update with the newest state. Memory is then bounded
+ * by the number of distinct objects, no object's latest state and no delete
+ * is ever lost, and changes of one object stay in order; only intermediate
+ * states are skipped (a controller reconciles to the latest state anyway).
+ * Dropping the oldest changes instead would lose deletes. The queue returns
+ * to exact order once drained; each overflow is counted in metrics.
+ *
+ * Stopping: when `run()`'s signal aborts, waiting changes are dropped and
+ * `run()` resolves once every handler call in progress has settled.
+ *
+ * @example
+ * ```ts
+ * import { Informer, KubeClient, resourceListerWatcher } from "../../mod.ts";
+ * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), { apiVersion: "v1", resource: "configmaps" });
+ * const informer = new Informer(lw, { name: "configmaps", expectedKind: "ConfigMap", resyncPeriodMs: 600_000 });
+ * informer.addEventHandler({
+ *   onAdd: (cm) => console.log("add", cm.metadata.name),
+ *   onUpdate: (_old, cm) => console.log("update", cm.metadata.name),
+ *   onDelete: (cm) => console.log("delete", cm),
+ * });
+ * const ac = new AbortController();
+ * const done = informer.run({ signal: ac.signal });
+ * await informer.waitForSync({ signal: AbortSignal.timeout(30_000) });
+ * console.log(informer.lister().list({ namespace: "default" }).length);
+ * ac.abort();
+ * await done;
+ * ```
+ */
+export class Informer<T extends KubeObject = KubeObject> {
+  /** The informer's name (logs, metrics). */
+  readonly name: string;
+  readonly #store: InformerStore<T>;
+  readonly #reflector: Reflector<T>;
+  readonly #keyFunc: KeyFunc<T>;
+  readonly #onError: ErrorHandler;
+  readonly #maxQueueLength: number;
+  readonly #provider: MetricsProvider;
+  /** Each listener, with the close callback of a `changes()` iterator. */
+  readonly #listeners = new Map<Listener<T>, (() => void) | undefined>();
+  #metrics: ReflectorMetrics | undefined;
+  #seq = 0;
+  #started = false;
+  #stopped = false;
+
+  /** @throws {TypeError | RangeError} for invalid options. */
+  constructor(lw: ListerWatcher<T>, options: InformerOptions<T> = {}) {
+    const { transform, keyFunc = metaNamespaceKeyFunc as KeyFunc<T>, indexers, maxQueueLength = 1000 } = options;
+    const { metrics = noopMetrics, onError, observer = {}, ...reflectorOptions } = options;
+    if (!Number.isInteger(maxQueueLength) || maxQueueLength < 1) {
+      throw new RangeError(`Informer: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`);
+    }
+    if (typeof metrics?.reflector !== "function") throw new TypeError("Informer: metrics must be a MetricsProvider");
+    if (onError !== undefined && typeof onError !== "function") throw new TypeError("Informer: onError must be a function");
+    this.name = options.name ?? "informer";
+    this.#keyFunc = keyFunc;
+    this.#maxQueueLength = maxQueueLength;
+    this.#provider = metrics;
+    this.#onError = onError ?? ((err: unknown, phase: ErrorPhase) =>
+      console.warn(`[${this.name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`));
+    this.#store = new InformerStore({ transform, keyFunc, indexers, onChange: (c) => this.#broadcast(c) });
+    this.#reflector = new Reflector(lw, this.#store, {
+      ...reflectorOptions,
+      name: this.name,
+      onError: this.#onError,
+      observer: fanOut(observer, () => this.#metrics),
+    });
+  }
+
+  /** The cache, read-only. */
+  get indexer(): ReadonlyIndexer<T> {
+    return this.#store;
+  }
+
+  /** The resourceVersion the cache reflects. */
+  get lastSyncResourceVersion(): string {
+    return this.#reflector.lastSyncResourceVersion;
+  }
+
+  /** True once the cache holds a complete list (handlers may still be catching up). */
+  hasSynced(): boolean {
+    return this.#reflector.hasSynced();
+  }
+
+  /** Resolves when the cache first holds a complete list; rejects with `signal.reason` on abort. */
+  waitForSync(options: { signal?: AbortSignal } = {}): Promise<void> {
+    return this.#reflector.waitForSync(options);
+  }
+
+  /** A {@linkcode Lister} over the cache. */
+  lister(): Lister<T> {
+    return new Lister(this.#store);
+  }
+
+  /**
+   * Registers a handler; it can be added and removed at any time. Added
+   * after the cache synced, it first gets every current object as an add
+   * (`isInInitialList` true). Added after the informer stopped, it is
+   * returned already removed.
+   */
+  addEventHandler(handler: ResourceEventHandler<T>, options: HandlerOptions = {}): HandlerRegistration {
+    return this.#addListener(handler, options, undefined);
+  }
+
+  /**
+   * The changes as an async iterator: `add`, `update`, `delete`, and one
+   * `synced` after the initial adds. A slow consumer is handled as a slow
+   * handler (see the queue policy). Ends when the informer stops; aborting
+   * `signal` makes it throw `signal.reason`.
+   */
+  changes(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<InformerChange<T>> {
+    const subscribe = (handler: ResourceEventHandler<T>, onClose: () => void) => this.#addListener(handler, {}, onClose);
+    return changeIterator<T>(subscribe, this.#keyFunc, options.signal);
+  }
+
+  /**
+   * Runs the reflector until `signal` aborts, then stops every handler and
+   * resolves. An informer runs once: a second call throws.
+   */
+  async run(options: RunOptions): Promise<void> {
+    const { signal } = options ?? {};
+    if (!(signal instanceof AbortSignal)) throw new TypeError("Informer.run: options.signal is required");
+    if (this.#started) throw new Error(`Informer ${this.name}: run() was already called`);
+    this.#started = true;
+    this.#metrics = signal.aborted ? undefined : this.#provider.reflector(this.name, {
+      storeSize: () => this.#store.size,
+      handlerQueueDepth: () => {
+        let depth = 0;
+        for (const l of this.#listeners.keys()) depth += l.pending;
+        return depth;
+      },
+    });
+    try {
+      await this.#reflector.run({ signal });
+    } finally {
+      this.#stopped = true;
+      const listeners = [...this.#listeners];
+      this.#listeners.clear();
+      const settled = listeners.map(([l]) => l.stop());
+      for (const [, close] of listeners) close?.(); // releases iterators' waiting handler calls
+      await Promise.all(settled);
+      this.#observe((m) => m.dispose());
+      this.#metrics = undefined;
+    }
+  }
+
+  #addListener(
+    handler: ResourceEventHandler<T>,
+    options: HandlerOptions,
+    onClose: (() => void) | undefined,
+  ): HandlerRegistration {
+    if (typeof handler !== "object" || handler === null) {
+      throw new TypeError("Informer.addEventHandler: handler must be an object of callbacks");
+    }
+    const { maxQueueLength = this.#maxQueueLength } = options ?? {};
+    if (!Number.isInteger(maxQueueLength) || maxQueueLength < 1) {
+      throw new RangeError(`Informer.addEventHandler: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`);
+    }
+    const listener = new Listener<T>(handler, maxQueueLength, {
+      report: (err) => this.#report(err, "handler"),
+      handlerDone: (durationMs, failed) => this.#observe((m) => m.handlerDone?.({ durationMs, failed })),
+      overflow: () => this.#observe((m) => m.handlerQueueOverflow?.()),
+      detach: (l) => this.#listeners.delete(l as unknown as Listener<T>),
+    });
+    if (this.#stopped) {
+      listener.stop();
+      return listener;
+    }
+    this.#listeners.set(listener, onClose);
+    if (this.#store.hasSynced()) {
+      for (const key of this.#store.listKeys()) {
+        const object = this.#store.getByKey(key)!;
+        listener.enqueue({ type: "add", key, object, initial: true, seq: ++this.#seq });
+      }
+      listener.markInitial(this.#seq);
+    }
+    return listener;
+  }
+
+  #broadcast(change: InformerChange<T>): void {
+    if (change.type === "synced") {
+      for (const l of this.#listeners.keys()) l.markInitial(this.#seq);
+      return;
+    }
+    const seq = ++this.#seq;
+    const n = change.type === "add"
+      ? { type: "add" as const, key: change.key, object: change.object, initial: change.isInInitialList, seq }
+      : { ...change, seq };
+    for (const l of this.#listeners.keys()) l.enqueue(n);
+  }
+
+  #report(err: unknown, phase: ErrorPhase): void {
+    try {
+      this.#onError(err, phase);
+    } catch { /* an error handler's own failure is ignored */ }
+  }
+
+  #observe(f: (m: ReflectorMetrics) => void): void {
+    if (!this.#metrics) return;
+    try {
+      f(this.#metrics);
+    } catch { /* metrics must never break the informer */ }
+  }
+}
+
+/** An observer calling the user's observer and the current metrics, ignoring their throws. */
+function fanOut(user: WatcherObserver, metrics: () => WatcherObserver | undefined): WatcherObserver {
+  const keys = ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const;
+  const out: Record<string, (...args: unknown[]) => void> = {};
+  for (const key of keys) {
+    out[key] = (...args: unknown[]) => {
+      for (const target of [user, metrics()]) {
+        try {
+          (target?.[key] as ((...a: unknown[]) => void) | undefined)?.apply(target, args);
+        } catch { /* observers must not break the watcher */ }
+      }
+    };
+  }
+  return out as WatcherObserver;
+}

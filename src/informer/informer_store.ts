@@ -1,0 +1,214 @@
+/**
+ * The store an informer's reflector writes into.
+ *
+ * @module
+ */
+import type { KubeObject } from "../api/types.ts";
+import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
+import { Indexer, type IndexerLike, type Indexers } from "../cache/indexer.ts";
+import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
+import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts";
+import type { InformerChange } from "./informer_change.ts";
+import type { TransformFunc } from "./transform.ts";
+
+/** Options of {@linkcode InformerStore}. */
+export interface InformerStoreOptions<T extends KubeObject> {
+  /** Receives every change, synchronously, after the cache has applied it. It must not throw. Default: none. */
+  onChange?: (change: InformerChange<T>) => void;
+  /** Applied to every object before it is stored. Default: none. */
+  transform?: TransformFunc<T>;
+  /** The key function. Default: `metaNamespaceKeyFunc`. */
+  keyFunc?: KeyFunc<T>;
+  /** Index functions. Default: `{ namespace: namespaceIndexFunc }`. */
+  indexers?: Indexers<T>;
+}
+
+/**
+ * An {@linkcode IndexerLike} that turns the reflector's store calls into
+ * changes (the part of client-go's `DeltaFIFO` plus `HandleDeltas` an
+ * informer needs, without a second copy of the objects):
+ *
+ * - `add`/`update` (the reflector calls `update` for ADDED and MODIFIED):
+ *   an `add` when the key is new, otherwise an `update(old, new)`.
+ * - `delete`: a `delete` with the final state from the watch event; nothing
+ *   for an unknown key.
+ * - `replace` (every LIST): new keys give `add`s (`isInInitialList` on the
+ *   first list only), vanished keys give `delete`s carrying a
+ *   {@linkcode DeletedFinalStateUnknown} tombstone with the last known
+ *   object, changed objects give `update`s; after the first list, `synced`.
+ * - `resync`: an `update` with `oldObject === object` for every object; no I/O.
+ *
+ * "Changed" means: the two `resourceVersion`s differ or either is missing.
+ * An object relisted (or an event replayed) at the same resourceVersion is
+ * stored again but announced to nobody. client-go announces it as an update
+ * (a `Replaced` delta); here the periodic resync is the way to re-deliver
+ * unchanged objects, and a relist after a reconnection does not flood
+ * handlers with no-op updates.
+ *
+ * An object that the transform or the key function rejects is skipped (the
+ * cache keeps its previous state); the other items of a list still apply,
+ * then the error is thrown for the reflector to report.
+ *
+ * @example
+ * ```ts
+ * import { InformerStore } from "../../mod.ts";
+ * const store = new InformerStore({ onChange: (c) => console.log(c.type, "key" in c ? c.key : "") });
+ * store.replace([{ metadata: { name: "a", namespace: "ns", resourceVersion: "1" } }], "1"); // add ns/a, synced
+ * store.update({ metadata: { name: "a", namespace: "ns", resourceVersion: "2" } }); // update ns/a
+ * store.replace([], "3"); // delete ns/a (a tombstone)
+ * ```
+ */
+export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
+  readonly #indexer: Indexer<T>;
+  readonly #keyFunc: KeyFunc<T>;
+  readonly #transform: TransformFunc<T>;
+  readonly #onChange: (change: InformerChange<T>) => void;
+  #listed = false;
+
+  /** @throws {TypeError} when an option has the wrong type. */
+  constructor(options: InformerStoreOptions<T> = {}) {
+    const {
+      onChange = () => {},
+      transform = (obj: T) => obj,
+      keyFunc = metaNamespaceKeyFunc as KeyFunc<T>,
+      indexers = { [NAMESPACE_INDEX]: namespaceIndexFunc } as Indexers<T>,
+    } = options;
+    for (const [name, f] of Object.entries({ onChange, transform, keyFunc })) {
+      if (typeof f !== "function") throw new TypeError(`InformerStore: ${name} must be a function`);
+    }
+    this.#indexer = new Indexer(keyFunc, indexers);
+    this.#keyFunc = keyFunc;
+    this.#transform = transform;
+    this.#onChange = onChange;
+  }
+
+  /** How many objects the store holds. */
+  get size(): number {
+    return this.#indexer.size;
+  }
+
+  /** True once a first `replace` (list) has been applied. */
+  hasSynced(): boolean {
+    return this.#listed;
+  }
+
+  add(obj: T): void {
+    this.update(obj);
+  }
+
+  update(obj: T): void {
+    const key = this.#keyFunc(obj);
+    const next = this.#transform(obj);
+    const old = this.#indexer.getByKey(key);
+    this.#indexer.update(next);
+    if (!old) this.#onChange({ type: "add", key, object: next, isInInitialList: false });
+    else if (changed(old, next)) this.#onChange({ type: "update", key, oldObject: old, object: next });
+  }
+
+  delete(obj: T): void {
+    const key = this.#keyFunc(obj);
+    const old = this.#indexer.getByKey(key);
+    if (!old) return;
+    this.#indexer.delete(old);
+    let final = old;
+    let failure: unknown;
+    try {
+      final = this.#transform(obj);
+    } catch (err) {
+      failure = err; // announce the last known state instead
+    }
+    this.#onChange({ type: "delete", key, object: final });
+    if (failure !== undefined) throw failure;
+  }
+
+  replace(items: T[], resourceVersion: string): void {
+    const errors: unknown[] = [];
+    const next = new Map<string, T>();
+    for (const obj of items) {
+      let key: string;
+      try {
+        key = this.#keyFunc(obj);
+      } catch (err) {
+        errors.push(err);
+        continue;
+      }
+      try {
+        next.set(key, this.#transform(obj));
+      } catch (err) {
+        errors.push(err);
+        const old = this.#indexer.getByKey(key);
+        if (old) next.set(key, old);
+      }
+    }
+    const before = new Map<string, T>();
+    for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
+    this.#indexer.replace([...next.values()], resourceVersion);
+    const initial = !this.#listed;
+    this.#listed = true;
+    for (const [key, object] of next) {
+      const old = before.get(key);
+      if (!old) this.#onChange({ type: "add", key, object, isInInitialList: initial });
+      else if (changed(old, object)) this.#onChange({ type: "update", key, oldObject: old, object });
+      before.delete(key);
+    }
+    for (const [key, old] of before) {
+      this.#onChange({ type: "delete", key, object: new DeletedFinalStateUnknown(key, old) });
+    }
+    if (initial) this.#onChange({ type: "synced" });
+    if (errors.length === 1) throw errors[0];
+    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} listed objects were skipped`);
+  }
+
+  resync(): void {
+    for (const key of this.#indexer.listKeys()) {
+      const obj = this.#indexer.getByKey(key)!;
+      this.#onChange({ type: "update", key, oldObject: obj, object: obj });
+    }
+  }
+
+  list(): T[] {
+    return this.#indexer.list();
+  }
+
+  listKeys(): string[] {
+    return this.#indexer.listKeys();
+  }
+
+  get(obj: T): T | undefined {
+    return this.#indexer.get(obj);
+  }
+
+  getByKey(key: string): T | undefined {
+    return this.#indexer.getByKey(key);
+  }
+
+  index(indexName: string, obj: T): T[] {
+    return this.#indexer.index(indexName, obj);
+  }
+
+  indexKeys(indexName: string, indexedValue: string): string[] {
+    return this.#indexer.indexKeys(indexName, indexedValue);
+  }
+
+  byIndex(indexName: string, indexedValue: string): T[] {
+    return this.#indexer.byIndex(indexName, indexedValue);
+  }
+
+  listIndexFuncValues(indexName: string): string[] {
+    return this.#indexer.listIndexFuncValues(indexName);
+  }
+
+  getIndexers(): Indexers<T> {
+    return this.#indexer.getIndexers();
+  }
+
+  addIndexers(newIndexers: Indexers<T>): void {
+    this.#indexer.addIndexers(newIndexers);
+  }
+}
+
+function changed(old: KubeObject, next: KubeObject): boolean {
+  const a = old.metadata?.resourceVersion;
+  const b = next.metadata?.resourceVersion;
+  return !a || !b || a !== b;
+}

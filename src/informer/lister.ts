@@ -1,0 +1,71 @@
+/**
+ * Listers: typed reads from an informer's cache.
+ *
+ * @module
+ */
+import type { KubeObject } from "../api/types.ts";
+import type { IndexerLike } from "../cache/indexer.ts";
+import { NAMESPACE_INDEX } from "../cache/namespace_index.ts";
+import { labelSelector, type LabelSelector, type LabelSelectorSpec } from "./label_selector.ts";
+
+/** The read-only view of a cache that listers and informers hand out. */
+export type ReadonlyIndexer<T extends KubeObject> = Omit<
+  IndexerLike<T>,
+  "add" | "update" | "delete" | "replace" | "resync" | "addIndexers"
+>;
+
+/** Options of {@linkcode Lister.list}. */
+export interface ListerListOptions {
+  /** Only this namespace (`""`: cluster-scoped objects). Default: every namespace. */
+  namespace?: string;
+  /** Only objects whose labels match. Default: everything. */
+  labelSelector?: string | LabelSelectorSpec | LabelSelector;
+}
+
+/**
+ * Reads objects from a cache keyed by `metaNamespaceKeyFunc` (client-go's
+ * generated listers). Served from memory, no I/O; uses the namespace index
+ * when the cache has one. Returned objects are shared: treat them as
+ * read-only.
+ *
+ * @example
+ * ```ts
+ * import { Indexer, Lister, metaNamespaceKeyFunc, namespaceIndexFunc } from "../../mod.ts";
+ * const cache = new Indexer(metaNamespaceKeyFunc, { namespace: namespaceIndexFunc });
+ * cache.add({ metadata: { name: "a", namespace: "web", labels: { tier: "front" } } });
+ * cache.add({ metadata: { name: "b", namespace: "web", labels: { tier: "back" } } });
+ * const lister = new Lister(cache);
+ * console.log(lister.get("web", "a")?.metadata.name); // a
+ * console.log(lister.list({ namespace: "web", labelSelector: "tier=back" }).length); // 1
+ * ```
+ */
+export class Lister<T extends KubeObject> {
+  readonly #cache: ReadonlyIndexer<T>;
+
+  /** @throws {TypeError} when `cache` is not an indexer. */
+  constructor(cache: ReadonlyIndexer<T>) {
+    if (!cache || typeof cache.getByKey !== "function" || typeof cache.byIndex !== "function") {
+      throw new TypeError("Lister: cache must be an Indexer");
+    }
+    this.#cache = cache;
+  }
+
+  /** The object `namespace/name` (or `name` when `namespace` is `""`). */
+  get(namespace: string, name: string): T | undefined {
+    return this.#cache.getByKey(namespace ? `${namespace}/${name}` : name);
+  }
+
+  /**
+   * The objects in `namespace` (or all) whose labels match `labelSelector`.
+   * @throws {TypeError} when the selector is invalid.
+   */
+  list(options: ListerListOptions = {}): T[] {
+    const { namespace, labelSelector: selector } = options;
+    const sel = selector === undefined ? undefined : labelSelector(selector);
+    let objects: T[];
+    if (namespace === undefined) objects = this.#cache.list();
+    else if (NAMESPACE_INDEX in this.#cache.getIndexers()) objects = this.#cache.byIndex(NAMESPACE_INDEX, namespace);
+    else objects = this.#cache.list().filter((o) => (o.metadata.namespace ?? "") === namespace);
+    return !sel || sel.empty ? objects : objects.filter((o) => sel.matches(o.metadata.labels));
+  }
+}

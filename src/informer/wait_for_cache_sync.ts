@@ -1,0 +1,49 @@
+/**
+ * Waiting for several informers (or handler registrations) to sync.
+ *
+ * @module
+ */
+
+/** Anything that syncs once: an `Informer`, a `HandlerRegistration`, a `Reflector`. */
+export interface Syncable {
+  hasSynced(): boolean;
+  waitForSync(options: { signal?: AbortSignal }): Promise<void>;
+}
+
+/**
+ * Resolves `true` once every one of `syncables` has synced, or `false` as
+ * soon as `signal` aborts or one of them can no longer sync (a registration
+ * removed, an informer stopped). Never rejects; leaves no listener behind.
+ * client-go's `cache.WaitForCacheSync`.
+ *
+ * @example
+ * ```ts
+ * import { Informer, waitForCacheSync } from "../../mod.ts";
+ * import type { ListerWatcher } from "../../mod.ts";
+ * const lw: ListerWatcher = { list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }), async *watch() {} };
+ * const pods = new Informer(lw, { name: "pods", onError: () => {} });
+ * const nodes = new Informer(lw, { name: "nodes", onError: () => {} });
+ * const ac = new AbortController();
+ * const done = Promise.all([pods.run({ signal: ac.signal }), nodes.run({ signal: ac.signal })]);
+ * if (!(await waitForCacheSync(AbortSignal.timeout(10_000), pods, nodes))) console.log("not synced");
+ * ac.abort();
+ * await done;
+ * ```
+ */
+export async function waitForCacheSync(signal: AbortSignal, ...syncables: Syncable[]): Promise<boolean> {
+  if (!(signal instanceof AbortSignal)) throw new TypeError("waitForCacheSync: signal must be an AbortSignal");
+  if (syncables.every((s) => s.hasSynced())) return true;
+  if (signal.aborted) return false;
+  const inner = new AbortController();
+  const onAbort = () => inner.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    await Promise.all(syncables.map((s) => s.waitForSync({ signal: inner.signal })));
+    return true;
+  } catch {
+    return false;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+    inner.abort(); // releases the waits that are still pending
+  }
+}

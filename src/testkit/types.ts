@@ -1,0 +1,119 @@
+/**
+ * The data types of the test kit's public API: resource definitions,
+ * object references, the request log and wait options.
+ *
+ * @module
+ */
+
+/**
+ * A resource the fake API server serves. `v1 configmaps`, `v1 secrets`,
+ * `v1 pods`, `v1 namespaces` (cluster-scoped) and `apps/v1 deployments`
+ * are known from the start; add others with
+ * {@linkcode FakeApiServer.addResource}.
+ *
+ * @example
+ * ```ts
+ * import type { ResourceDefinition } from "./types.ts";
+ * const widgets: ResourceDefinition = {
+ *   group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true,
+ * };
+ * ```
+ */
+export interface ResourceDefinition {
+  /** API group, `""` for the core group (`/api/v1`). */
+  group: string;
+  /** API version inside the group, such as `"v1"`. */
+  version: string;
+  /** Plural resource name used in paths, such as `"configmaps"`. */
+  resource: string;
+  /** Kind of one object, such as `"ConfigMap"`; lists are `kind + "List"`. */
+  kind: string;
+  /** Whether objects live in namespaces. */
+  namespaced: boolean;
+}
+
+/**
+ * Names one object: its type by `apiVersion` and `kind`, and its key.
+ *
+ * @example
+ * ```ts
+ * import type { ObjectRef } from "./types.ts";
+ * const ref: ObjectRef = { apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "cm1" };
+ * ```
+ */
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  /** Required for namespaced kinds, ignored for cluster-scoped ones. */
+  namespace?: string;
+  name: string;
+}
+
+/**
+ * Selects the objects of one resource, optionally in one namespace.
+ *
+ * @example
+ * ```ts
+ * import type { ObjectsQuery } from "./types.ts";
+ * const query: ObjectsQuery = { resource: "configmaps", namespace: "fx" };
+ * ```
+ */
+export interface ObjectsQuery {
+  /** Plural resource name, such as `"configmaps"`. */
+  resource: string;
+  /** API group; default: the first known resource with that plural name. */
+  group?: string;
+  /** Only this namespace; default: all namespaces. */
+  namespace?: string;
+}
+
+/** What a request asked for, as the API server's request-info resolver names it. */
+export type RequestVerb = "list" | "watch" | "get" | "create" | "update" | "delete" | "unknown";
+
+/**
+ * One request the fake API server received, in arrival order.
+ *
+ * @example
+ * ```ts
+ * import type { RecordedRequest } from "./types.ts";
+ * const isConfigMapWatch = (r: RecordedRequest) => r.verb === "watch" && r.resource === "configmaps";
+ * ```
+ */
+export interface RecordedRequest {
+  /** Arrival number since the server started (1, 2, ...); `clearRequests` does not reset it. */
+  seq: number;
+  method: string;
+  /** Path without the query, such as `"/api/v1/namespaces/fx/configmaps"`. */
+  path: string;
+  query: URLSearchParams;
+  verb: RequestVerb;
+  /** Plural resource name, when the path names a known resource. */
+  resource?: string;
+  group?: string;
+  namespace?: string;
+  name?: string;
+  /** The `Authorization` header as sent. */
+  authorization?: string;
+  /** The `Accept` header as sent. */
+  accept?: string;
+  /** `Date.now()` at arrival. */
+  at: number;
+  /** The HTTP status once answered (`undefined` while unanswered, or when the connection was reset). */
+  status?: number;
+}
+
+/**
+ * How long a `waitFor...` call may wait.
+ *
+ * @example
+ * ```ts
+ * import type { WaitOptions } from "./types.ts";
+ * const options: WaitOptions = { timeoutMs: 2_000, signal: AbortSignal.timeout(5_000) };
+ * ```
+ */
+export interface WaitOptions {
+  /** Rejects with `signal.reason` when aborted. Default: none. */
+  signal?: AbortSignal;
+  /** Rejects with an `Error` after this many milliseconds. Default: `10_000`; `Infinity` waits forever. */
+  timeoutMs?: number;
+}

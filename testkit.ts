@@ -1,0 +1,32 @@
+/**
+ * The test kit: a fake Kubernetes API server on loopback HTTP that answers
+ * the way kube-apiserver 1.20 does (status codes, `Status` bodies, headers,
+ * list pages, watch streams, bookmarks, 410s, 504 "too large resource
+ * version", 422 for streaming lists) and produces every fault a reflector
+ * must survive on demand: HTTP errors with or without `Retry-After`, short
+ * and stalled watches, ERROR events, garbage bytes, events split at any
+ * byte, connection resets, refused connections, expired continue tokens.
+ *
+ * Its own entry point: it uses `node:http`, which Node and Deno both
+ * provide, and nothing from the core imports it.
+ *
+ * @example
+ * ```ts
+ * import { FakeApiServer } from "./testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ maxWatchMs: 5_000 });
+ * try {
+ *   server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm1", namespace: "fx" } });
+ *   server.inject({ verb: "watch", fault: { kind: "error-event", code: 410, afterEvents: 1 } });
+ *   const res = await fetch(`${server.url}/api/v1/namespaces/fx/configmaps?watch=1&resourceVersion=0`);
+ *   console.log(await res.text()); // one ADDED line, then an ERROR line with a 410 Status
+ * } finally {
+ *   await server.close();
+ * }
+ * ```
+ *
+ * @module
+ */
+export * from "./src/testkit/fake_api_server.ts";
+export type * from "./src/testkit/fault.ts";
+export type * from "./src/testkit/types.ts";

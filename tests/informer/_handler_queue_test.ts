@@ -1,0 +1,83 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import type { KubeObject } from "../../src/api/types.ts";
+import { HandlerQueue, type Notification } from "../../src/informer/_handler_queue.ts";
+
+let seq = 0;
+const o = (name: string, rv: string): KubeObject => ({ metadata: { name, resourceVersion: rv } });
+const add = (k: string, rv: string): Notification<KubeObject> => ({ type: "add", key: k, object: o(k, rv), initial: false, seq: ++seq });
+const upd = (k: string, from: string, to: string): Notification<KubeObject> => ({
+  type: "update",
+  key: k,
+  oldObject: o(k, from),
+  object: o(k, to),
+  seq: ++seq,
+});
+const del = (k: string, rv: string): Notification<KubeObject> => ({ type: "delete", key: k, object: o(k, rv), seq: ++seq });
+
+function drain(q: HandlerQueue<KubeObject>): string[] {
+  const out: string[] = [];
+  for (let n = q.shift(); n; n = q.shift()) {
+    const rv = (x: KubeObject) => x.metadata.resourceVersion;
+    if (n.type === "update") out.push(`update ${n.key} ${rv(n.oldObject)}->${rv(n.object)}`);
+    else out.push(`${n.type} ${n.key} ${rv(n.object as KubeObject)}`);
+  }
+  return out;
+}
+
+test("handler queue keeps every notification in order up to its limit", () => {
+  const q = new HandlerQueue<KubeObject>(4);
+  for (const n of [add("a", "1"), upd("a", "1", "2"), upd("a", "2", "3"), del("a", "4")]) assert.equal(q.push(n), false);
+  assert.equal(q.coalescing, false);
+  assert.equal(q.length, 4);
+  assert.deepEqual(drain(q), ["add a 1", "update a 1->2", "update a 2->3", "delete a 4"]);
+  assert.equal(q.length, 0);
+});
+
+test("handler queue past its limit coalesces per object, keeping the latest state and every delete", () => {
+  const q = new HandlerQueue<KubeObject>(3);
+  q.push(upd("a", "1", "2")); // the handler saw a@1
+  q.push(add("b", "5"));
+  q.push(upd("a", "2", "3"));
+  assert.equal(q.push(add("c", "7")), true, "the fourth push starts coalescing");
+  assert.equal(q.coalescing, true);
+  q.push(del("a", "9")); // a was seen: its delete must survive
+  q.push(add("a", "10")); // recreated: delete then add
+  q.push(del("c", "11")); // c never reached the handler: nothing to say
+  q.push(upd("b", "5", "12"));
+  assert.equal(q.length, 3);
+  assert.deepEqual(drain(q), ["delete a 9", "add a 10", "add b 12"]);
+  assert.equal(q.coalescing, false, "back to exact order once drained");
+  q.push(add("d", "13"));
+  assert.deepEqual(drain(q), ["add d 13"]);
+});
+
+test("handler queue merges updates into one update from the first old to the last new", () => {
+  const q = new HandlerQueue<KubeObject>(1);
+  q.push(upd("a", "1", "2"));
+  q.push(upd("a", "2", "3"));
+  q.push(upd("a", "3", "4"));
+  assert.deepEqual(drain(q), ["update a 1->4"]);
+});
+
+test("handler queue reports the seq of its head, Infinity when empty", () => {
+  const q = new HandlerQueue<KubeObject>(1);
+  assert.equal(q.headSeq, Infinity);
+  const first = add("a", "1");
+  q.push(first);
+  q.push(add("b", "1"));
+  assert.equal(q.headSeq, first.seq);
+  q.clear();
+  assert.equal(q.length, 0);
+  assert.equal(q.headSeq, Infinity);
+});
+
+test("handler queue stays compact over a long run of pushes and shifts", () => {
+  const q = new HandlerQueue<KubeObject>(10_000);
+  for (let i = 0; i < 5000; i++) {
+    q.push(add(`k${i}`, "1"));
+    if (i % 2) q.shift();
+  }
+  assert.equal(q.length, 2500);
+  assert.equal(drain(q).length, 2500);
+});

@@ -1,0 +1,248 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import {
+  configMap,
+  eventually,
+  requestsOf,
+  sleep,
+  storeEqualsServer,
+  withReflector,
+} from "../_harness.ts";
+import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import { UnexpectedKindError } from "../../src/api/errors.ts";
+import type { KubeObject } from "../../src/api/types.ts";
+import { Indexer } from "../../src/cache/indexer.ts";
+import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
+import { Reflector } from "../../src/reflector/reflector.ts";
+import { newNamespaceKeyedIndexerAndReflector } from "../../src/reflector/namespace_keyed_indexer_and_reflector.ts";
+import { KubeClient } from "../../src/transport/kube_client.ts";
+import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
+
+test("reflector lists, syncs, then applies adds, updates and deletes from the watch", async () => {
+  await withReflector({ seed: 20 }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    assert.ok(reflector.hasSynced());
+    assert.equal(store.list().length, 20);
+    const lists = requestsOf(server, "list");
+    assert.equal(lists[0].query.get("resourceVersion"), "0", "the first list is served from the cache");
+    assert.equal(lists[0].query.get("limit"), "500");
+    server.create(configMap("new"));
+    server.update({ ...configMap("cm-1", "fx", { changed: "yes" }) });
+    server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "cm-2" });
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    assert.equal(store.getByKey("fx/cm-2"), undefined);
+    assert.deepEqual((store.getByKey("fx/cm-1") as { data?: unknown }).data, { changed: "yes" });
+    assert.equal(reflector.lastSyncResourceVersion, server.resourceVersion);
+    assert.equal(store.byIndex("namespace", "fx").length, 20);
+  });
+});
+
+test("reflector watches with bookmarks and a timeout drawn in [min, 2·min]", async () => {
+  await withReflector({ reflector: { minWatchTimeoutMs: 300_000 } }, async ({ server, reflector }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    const q = requestsOf(server, "watch")[0].query;
+    assert.equal(q.get("allowWatchBookmarks"), "true");
+    assert.equal(q.get("resourceVersion"), reflector.lastSyncResourceVersion);
+    const t = Number(q.get("timeoutSeconds"));
+    assert.ok(t >= 300 && t <= 600, `timeoutSeconds ${t}`);
+  });
+});
+
+test("reflector rewatches from the last RV without a relist when the watch closes cleanly (scenario 1)", async () => {
+  await withReflector({ server: { maxWatchMs: 150 } }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    server.create(configMap("a1"));
+    await eventually(() => requestsOf(server, "watch").length >= 3, "three watches");
+    server.create(configMap("a2"));
+    await eventually(() => requestsOf(server, "watch").length >= 5, "five watches");
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    assert.equal(requestsOf(server, "list").length, 1, "one LIST in total");
+    const watches = requestsOf(server, "watch");
+    for (let i = 1; i < watches.length; i++) {
+      assert.notEqual(watches[i].query.get("resourceVersion"), "0");
+      assert.notEqual(watches[i].query.get("resourceVersion"), "");
+    }
+  });
+});
+
+test("reflector relists from the last synced RV after a 410 ERROR event mid-watch (scenario 2)", async () => {
+  await withReflector({}, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    server.create(configMap("x1"));
+    await eventually(() => store.getByKey("fx/x1") !== undefined, "x1 seen");
+    const synced = reflector.lastSyncResourceVersion;
+    server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "list").length === 2, "a relist");
+    assert.equal(requestsOf(server, "list")[1].query.get("resourceVersion"), synced);
+    server.create(configMap("x2"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    assert.ok(errors.some((e) => e.error instanceof KubeStatusError && e.error.code === 410));
+  });
+});
+
+test("reflector relists when the watch start is answered with HTTP 410 (scenario 3)", async () => {
+  await withReflector({
+    beforeStart: (s) => void s.inject({ verb: "watch", fault: { kind: "status", code: 410 } }),
+  }, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "list").length === 2, "a relist");
+    server.create(configMap("after"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    const err = errors.find((e) => e.error instanceof KubeStatusError)?.error as KubeStatusError;
+    assert.equal(err.code, 410);
+    assert.equal(err.reason, "Expired");
+  });
+});
+
+test("reflector sees deletes made while disconnected when it relists (scenario 11)", async () => {
+  await withReflector({ seed: 10, server: { historySize: 5 } }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.goDown();
+    for (let i = 0; i < 6; i++) server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: `cm-${i}` });
+    for (let i = 0; i < 6; i++) server.create(configMap(`fresh-${i}`));
+    server.compact();
+    await server.comeUp();
+    await eventually(() => storeEqualsServer(store, server), "store = server", 8_000);
+    assert.ok(requestsOf(server, "list").length >= 2, "the reflector relisted");
+    assert.equal(store.getByKey("fx/cm-0"), undefined);
+  });
+});
+
+test("reflector advances its RV on BOOKMARK without touching the store (scenario 12)", async () => {
+  await withReflector({ namespace: "fx", server: { bookmarkIntervalMs: 30 } }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    const before = store.list();
+    // changes to another namespace move the global RV; the watch sees only bookmarks
+    server.create(configMap("elsewhere", "other"));
+    await eventually(() => reflector.lastSyncResourceVersion === server.resourceVersion, "RV at the bookmark");
+    assert.deepEqual(store.list(), before, "store untouched");
+    const bookmarkRv = reflector.lastSyncResourceVersion;
+    server.endWatches();
+    await eventually(() => requestsOf(server, "watch").some((w) => w.query.get("resourceVersion") === bookmarkRv), "rewatch at the bookmark's RV");
+  });
+});
+
+test("reflector rejects objects of the wrong kind and keeps the rest (scenario 15)", async () => {
+  await withReflector({}, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    const secret = { type: "ADDED", object: { kind: "Secret", apiVersion: "v1", metadata: { name: "s", namespace: "fx", resourceVersion: server.resourceVersion } } };
+    server.inject({ verb: "watch", fault: { kind: "raw", data: JSON.stringify(secret) + "\n", then: "continue" } });
+    server.endWatches();
+    await eventually(() => errors.some((e) => e.error instanceof UnexpectedKindError), "a kind error");
+    server.create(configMap("good"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    assert.equal(store.getByKey("fx/s"), undefined);
+    assert.ok(store.list().every((o) => o.kind === undefined || o.kind === "ConfigMap"));
+  });
+});
+
+test("reflector treats an ADDED for a known object as an update, without duplicates (scenario 16)", async () => {
+  await withReflector({ seed: 3 }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    const replay = { type: "ADDED", object: { ...configMap("cm-1", "fx", { replayed: "1" }), metadata: { name: "cm-1", namespace: "fx", resourceVersion: server.resourceVersion } } };
+    server.inject({ verb: "watch", fault: { kind: "raw", data: JSON.stringify(replay) + "\n", then: "continue" } });
+    server.endWatches();
+    await eventually(() => (store.getByKey("fx/cm-1") as { data?: Record<string, string> })?.data?.replayed === "1", "replayed add applied");
+    assert.equal(store.list().length, 3);
+    assert.equal(store.listKeys().filter((k) => k === "fx/cm-1").length, 1);
+  });
+});
+
+test("reflector resyncs the store every period without any request (scenario 22)", async () => {
+  let resyncs = 0;
+  class CountingIndexer extends Indexer<KubeObject> {
+    override resync(): void {
+      resyncs++;
+    }
+  }
+  await withReflector({ start: false }, async ({ server, client, abort }) => {
+    const store = new CountingIndexer(metaNamespaceKeyFunc);
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+    let allow = true;
+    const reflector = new Reflector(lw, store, { resyncPeriodMs: 40, shouldResync: () => allow, onError: () => {} });
+    const done = reflector.run({ signal: abort.signal });
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    const requests = server.requests.length;
+    await eventually(() => resyncs >= 3, "three resyncs");
+    assert.equal(server.requests.length, requests, "resync does no I/O");
+    allow = false;
+    const seen = resyncs;
+    await sleep(150);
+    assert.ok(resyncs <= seen + 1, "shouldResync=false skips resyncs");
+    abort.abort();
+    await done;
+  });
+});
+
+test("reflector.run resolves promptly on abort while listing, watching and backing off (scenario 17)", async () => {
+  // while listing: the list stalls forever
+  await withReflector({
+    start: false,
+    beforeStart: (s) => void s.inject({ verb: "list", fault: { kind: "stall" } }),
+  }, async ({ server, reflector }) => {
+    const ac = new AbortController();
+    const done = reflector.run({ signal: ac.signal });
+    await eventually(() => requestsOf(server, "list").length === 1, "the list");
+    const t0 = Date.now();
+    ac.abort();
+    await done;
+    assert.ok(Date.now() - t0 < 1000, "settled promptly");
+    assert.equal(reflector.hasSynced(), false);
+  });
+  // while watching
+  await withReflector({ start: false }, async ({ server, reflector }) => {
+    const ac = new AbortController();
+    const done = reflector.run({ signal: ac.signal });
+    await eventually(() => requestsOf(server, "watch").length === 1, "the watch");
+    ac.abort();
+    await done;
+  });
+  // while backing off (a long backoff after a 500)
+  await withReflector({
+    start: false,
+    reflector: { backoff: { initialMs: 60_000, capMs: 60_000 } },
+    beforeStart: (s) => void s.inject({ verb: "list", fault: { kind: "status", code: 500 } }),
+  }, async ({ server, reflector, errors }) => {
+    const ac = new AbortController();
+    const done = reflector.run({ signal: ac.signal });
+    await eventually(() => errors.length === 1 && requestsOf(server, "list").length === 1, "the failed list");
+    const t0 = Date.now();
+    ac.abort();
+    await done;
+    assert.ok(Date.now() - t0 < 1000, "settled promptly");
+  });
+});
+
+test("reflector options are validated at construction", () => {
+  const client = new KubeClient({ server: "http://127.0.0.1:1" });
+  const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+  assert.throws(() => new Reflector(lw, store, { resyncPeriodMs: -1 }), RangeError);
+  assert.throws(() => new Reflector(lw, store, { pageSize: 1.5 }), RangeError);
+  assert.throws(() => new Reflector(lw, store, { minWatchTimeoutMs: 0 }), RangeError);
+  assert.throws(() => new Reflector(lw, store, { backoff: { factor: 0 } }), RangeError);
+  assert.throws(() => new Reflector(lw, store, { expectedKind: "" }), TypeError);
+  // deno-lint-ignore no-explicit-any
+  assert.throws(() => new Reflector({} as any, store), TypeError);
+});
+
+test("newNamespaceKeyedIndexerAndReflector fills a namespace-indexed store", async () => {
+  await withReflector({ start: false }, async ({ server, client, abort }) => {
+    server.create(configMap("other-1", "other"));
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+    const { indexer, reflector } = newNamespaceKeyedIndexerAndReflector(lw, { expectedKind: "ConfigMap", onError: () => {} });
+    const done = reflector.run({ signal: abort.signal });
+    await reflector.waitForSync({ signal: abort.signal });
+    assert.equal(indexer.byIndex("namespace", "other").length, 1);
+    assert.equal(indexer.byIndex("namespace", "fx").length, 5);
+    abort.abort();
+    await done;
+  });
+});

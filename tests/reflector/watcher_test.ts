@@ -1,0 +1,222 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { configMap, eventually, requestsOf, storeEqualsServer, withReflector } from "../_harness.ts";
+import { KubeNetworkError, ShortWatchError, WatchDecodeError, WatchIdleTimeoutError } from "../../src/api/errors.ts";
+import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import { isTooLargeResourceVersion } from "../../src/api/predicates.ts";
+import { watcher, type WatcherEvent } from "../../src/reflector/watcher.ts";
+import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
+
+test("a relist answered 410 Expired retries at once with resourceVersion=\"\" (scenario 4)", async () => {
+  await withReflector({}, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+    server.inject({ verb: "list", fault: { kind: "status", code: 410 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "list").length === 3, "relist, then consistent relist");
+    const lists = requestsOf(server, "list");
+    assert.notEqual(lists[1].query.get("resourceVersion"), "");
+    assert.equal(lists[2].query.get("resourceVersion"), "");
+    server.create(configMap("later"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+  });
+});
+
+test("a relist answered 504 ResourceVersionTooLarge retries with resourceVersion=\"\" (scenario 4)", async () => {
+  await withReflector({}, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    // As when the client last talked to a more up-to-date API server: a
+    // bookmark from the future, then a 410, so the relist asks for a version
+    // this server has not reached and gets the real 504.
+    const future = JSON.stringify({
+      type: "BOOKMARK",
+      object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: "99999" } },
+    });
+    server.inject({ verb: "watch", fault: { kind: "raw", data: future + "\n", then: "close" } });
+    server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "list").length === 3, "relist, then consistent relist");
+    const lists = requestsOf(server, "list");
+    assert.equal(lists[1].query.get("resourceVersion"), "99999");
+    assert.equal(lists[2].query.get("resourceVersion"), "");
+    assert.ok(errors.some((e) => isTooLargeResourceVersion(e.error)));
+    server.create(configMap("later"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    assert.equal(reflector.lastSyncResourceVersion, server.resourceVersion, "back on the server's timeline");
+  });
+});
+
+test("429 with Retry-After is honoured on list and on watch, and a watch 429 does not relist (scenario 6)", async () => {
+  await withReflector({
+    start: false,
+    beforeStart: (s) => {
+      s.inject({ verb: "list", fault: { kind: "status", code: 429, retryAfterSeconds: 1 } });
+    },
+  }, async ({ server, reflector, abort, store }) => {
+    const done = reflector.run({ signal: abort.signal });
+    await reflector.synced;
+    const [l1, l2] = requestsOf(server, "list");
+    assert.ok(l2.at - l1.at >= 950, `list retried after ${l2.at - l1.at} ms`);
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    server.inject({ verb: "watch", fault: { kind: "status", code: 429, retryAfterSeconds: 1 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "watch").length >= 3, "watch retried", 5_000);
+    const w = requestsOf(server, "watch");
+    assert.ok(w[2].at - w[1].at >= 950, `watch retried after ${w[2].at - w[1].at} ms`);
+    assert.equal(requestsOf(server, "list").length, 2, "no relist for a watch 429");
+    server.create(configMap("z"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    abort.abort();
+    await done;
+  });
+});
+
+test("connection refused while the server is down: back off with growing spread, rewatch from the last RV (scenario 7)", async () => {
+  await withReflector({
+    reflector: { backoff: { initialMs: 40, factor: 2, capMs: 320, jitter: 1.0 } },
+  }, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    const rv = reflector.lastSyncResourceVersion;
+    await server.refuseConnections(1_200);
+    await eventually(() => requestsOf(server, "watch").length >= 2, "rewatch after the outage", 8_000);
+    const refused = errors.filter((e) => e.error instanceof KubeNetworkError);
+    assert.ok(refused.length >= 3, `${refused.length} refused attempts`);
+    const gaps = refused.slice(1).map((e, i) => e.at - refused[i].at);
+    assert.ok(gaps.every((g) => g >= 35), `every gap >= the initial delay: ${gaps}`);
+    assert.ok(gaps.at(-1)! > gaps[0], `delays grow: ${gaps}`);
+    assert.ok(refused.length < 20, "no hot loop");
+    assert.equal(requestsOf(server, "list").length, 1, "no relist");
+    assert.equal(requestsOf(server, "watch")[1].query.get("resourceVersion"), rv);
+    server.create(configMap("back"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+  });
+});
+
+test("500 and 503 with an HTML body become typed errors, then a retry (scenario 8)", async () => {
+  await withReflector({
+    beforeStart: (s) => {
+      s.inject({ verb: "list", fault: { kind: "status", code: 500, body: "html" } });
+      s.inject({ verb: "watch", fault: { kind: "status", code: 503, body: "html" } });
+    },
+  }, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 2, "watch retried");
+    const statusErrors = errors.map((e) => e.error).filter((e): e is KubeStatusError => e instanceof KubeStatusError);
+    assert.deepEqual(statusErrors.map((e) => e.code), [500, 503]);
+    for (const e of statusErrors) assert.ok(!/<html|<body/i.test(e.message), "HTML is not quoted");
+    assert.equal(requestsOf(server, "list").length, 2);
+    server.create(configMap("ok"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+  });
+});
+
+test("a half-open watch is cut by the idle deadline and rewatched (scenario 9)", async () => {
+  await withReflector({ reflector: { idleTimeoutMs: 300 } }, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    server.inject({ verb: "watch", fault: { kind: "stall" } });
+    server.endWatches();
+    const t0 = Date.now();
+    await eventually(() => errors.some((e) => e.error instanceof WatchIdleTimeoutError), "idle deadline", 3_000);
+    const detected = Date.now() - t0;
+    assert.ok(detected < 1_500, `detected after ${detected} ms (bound 300 ms + backoff)`);
+    await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
+    assert.equal(requestsOf(server, "list").length, 1);
+    server.create(configMap("alive"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+  });
+});
+
+test("the default idle deadline never cuts a healthy but quiet watch", async () => {
+  await withReflector({ reflector: { minWatchTimeoutMs: 1_000, idleGraceMs: 200 } }, async ({ server, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 2, "the server ends the first watch at its timeout", 4_000);
+    assert.ok(!errors.some((e) => e.error instanceof WatchIdleTimeoutError), "no idle timeout on a healthy watch");
+  });
+});
+
+test("repeated short watches are errors with backoff, not a hot loop (scenario 10)", async () => {
+  await withReflector({
+    reflector: { shortWatchMs: 1_000, backoff: { initialMs: 50, capMs: 400, jitter: 0 } },
+  }, async ({ server, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    server.inject({ verb: "watch", times: 4, fault: { kind: "close", afterEvents: 0 } });
+    server.endWatches();
+    await eventually(() => errors.filter((e) => e.error instanceof ShortWatchError).length >= 4, "four short watches", 5_000);
+    const w = requestsOf(server, "watch").slice(1);
+    const gaps = w.slice(1).map((r, i) => r.at - w[i].at);
+    assert.ok(gaps.length >= 2 && gaps.every((g) => g >= 45), `watches spaced by backoff: ${gaps}`);
+    assert.ok(gaps[1] > gaps[0], `backoff grows: ${gaps}`);
+  });
+});
+
+test("events split at arbitrary bytes are each applied once (scenario 13)", async () => {
+  await withReflector({ seed: 0 }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    // tiny random chunks (1..9 bytes): splits inside UTF-8 characters and inside every line
+    server.inject({ verb: "watch", fault: { kind: "chunked", chunkSize: "random", seed: 7, maxChunkSize: 9 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "watch").length >= 2, "rewatch");
+    const text = "日本語✓é".repeat(200);
+    for (let i = 0; i < 20; i++) server.create(configMap(`u-${i}`, "fx", { text: `${i} ${text}` }));
+    await eventually(() => storeEqualsServer(store, server), "store = server", 10_000);
+    for (let i = 0; i < 20; i++) {
+      assert.equal((store.getByKey(`fx/u-${i}`) as unknown as { data: Record<string, string> }).data.text, `${i} ${text}`);
+    }
+    // large objects (~600 KB lines) in random chunks up to 4 KiB: long runs without a newline
+    server.inject({ verb: "watch", fault: { kind: "chunked", chunkSize: "random", seed: 11, maxChunkSize: 4096 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
+    const big = "ü✓x".repeat(100_000);
+    for (let i = 0; i < 3; i++) server.create(configMap(`big-${i}`, "fx", { big }));
+    await eventually(() => storeEqualsServer(store, server), "store = server", 10_000);
+    for (let i = 0; i < 3; i++) {
+      assert.equal((store.getByKey(`fx/big-${i}`) as unknown as { data: Record<string, string> }).data.big, big);
+    }
+    assert.equal(requestsOf(server, "list").length, 1, "every event applied from the watch, no relist");
+  });
+});
+
+test("a malformed line is a typed error and the watch restarts from the last good RV (scenario 14)", async () => {
+  for (const data of ["{\"type\":\"ADDED\",\"object\":{\"metad", "<html><body>502 Bad Gateway</body></html>\n", "garbage\n"]) {
+    await withReflector({}, async ({ server, store, reflector, errors }) => {
+      await reflector.synced;
+      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      server.create(configMap("before"));
+      await eventually(() => store.getByKey("fx/before") !== undefined, "before applied");
+      const good = reflector.lastSyncResourceVersion;
+      server.inject({ verb: "watch", fault: { kind: "raw", data, then: "close" } });
+      server.endWatches();
+      await eventually(() => errors.some((e) => e.error instanceof WatchDecodeError), "decode error");
+      await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
+      assert.equal(requestsOf(server, "watch")[2].query.get("resourceVersion"), good);
+      assert.equal(requestsOf(server, "list").length, 1, "no relist");
+      server.create(configMap("after"));
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+    });
+  }
+});
+
+test("watcher yields a LIST snapshot then typed changes, with no store", async () => {
+  await withReflector({ start: false, seed: 2 }, async ({ server, client }) => {
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", namespace: "fx" });
+    const ac = new AbortController();
+    const seen: WatcherEvent[] = [];
+    const run = (async () => {
+      for await (const ev of watcher(lw, { signal: ac.signal, onError: () => {} })) {
+        seen.push(ev);
+        if (ev.type === "LIST") server.create(configMap("n1"));
+        if (ev.type === "ADDED") ac.abort();
+      }
+    })();
+    await assert.rejects(run, (e: unknown) => e === ac.signal.reason);
+    assert.equal(seen[0].type, "LIST");
+    assert.equal(seen[0].type === "LIST" && seen[0].items.length, 2);
+    assert.equal(seen[1].type, "ADDED");
+  });
+});

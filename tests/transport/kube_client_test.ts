@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { configMap } from "../_harness.ts";
+import { fixture } from "../_fixtures.ts";
+import { KubeNetworkError } from "../../src/api/errors.ts";
+import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import { isExpired, isRetriable, isTooLargeResourceVersion } from "../../src/api/predicates.ts";
+import { KubeClient } from "../../src/transport/kube_client.ts";
+import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
+import { FakeApiServer } from "../../testkit.ts";
+
+async function withServer(fn: (server: FakeApiServer) => Promise<void>, tokens?: string[]): Promise<void> {
+  const server = await FakeApiServer.start({ tokens });
+  try {
+    await fn(server);
+  } finally {
+    await server.close();
+  }
+}
+
+test("KubeClient lists core and grouped resources over HTTP", async () => {
+  await withServer(async (server) => {
+    server.create(configMap("a"));
+    const client = new KubeClient({ server: server.url });
+    const cms = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", namespace: "fx" });
+    const list = await cms.list({ resourceVersion: "0" });
+    assert.equal(list.kind, "ConfigMapList");
+    assert.equal(list.items[0].metadata.name, "a");
+    const deps = resourceListerWatcher(client, { apiVersion: "apps/v1", resource: "deployments" });
+    assert.equal((await deps.list({})).kind, "DeploymentList");
+  });
+});
+
+test("KubeClient sends label and field selectors", async () => {
+  await withServer(async (server) => {
+    server.create(configMap("a"));
+    server.create({ ...configMap("b"), metadata: { name: "b", namespace: "fx", labels: { app: "other" } } });
+    const client = new KubeClient({ server: server.url });
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", labelSelector: "app=demo", fieldSelector: "metadata.namespace=fx" });
+    const list = await lw.list({});
+    assert.deepEqual(list.items.map((o) => o.metadata.name), ["a"]);
+    const q = server.requests.at(-1)!.query;
+    assert.equal(q.get("labelSelector"), "app=demo");
+    assert.equal(q.get("fieldSelector"), "metadata.namespace=fx");
+  });
+});
+
+test("KubeClient turns a 404 Status into a typed error matching the real server's", async () => {
+  await withServer(async (server) => {
+    const client = new KubeClient({ server: server.url });
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "nosuchthings" });
+    const err = await lw.list({}).catch((e) => e);
+    assert.ok(err instanceof KubeStatusError);
+    const recorded = JSON.parse(fixture("unknown-resource.http").body);
+    assert.equal(err.code, 404);
+    assert.equal(err.reason, recorded.reason);
+    assert.equal(err.status?.message, recorded.message);
+    assert.equal(isRetriable(err), false);
+  });
+});
+
+test("KubeClient reads Retry-After and causes: 504 too-large resource version", async () => {
+  await withServer(async (server) => {
+    const client = new KubeClient({ server: server.url });
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+    const err = await lw.list({ resourceVersion: "99999999" }).catch((e) => e);
+    assert.ok(err instanceof KubeStatusError);
+    assert.equal(err.code, 504);
+    assert.equal(err.retryAfterMs, 1000);
+    assert.ok(isTooLargeResourceVersion(err));
+    assert.ok(!isExpired(err));
+    assert.ok(isRetriable(err));
+  });
+});
+
+test("KubeClient refreshes a token once after a 401 and never leaks it", async () => {
+  await withServer(async (server) => {
+    const calls: boolean[] = [];
+    let current = "old-secret-token";
+    const client = new KubeClient({
+      server: server.url,
+      token: ({ refresh }) => {
+        calls.push(refresh);
+        if (refresh) current = "new-secret-token";
+        return current;
+      },
+    });
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+    server.setTokens(["new-secret-token"]);
+    await lw.list({});
+    assert.deepEqual(calls, [false, true]);
+    server.setTokens(["yet-another"]);
+    const err = await lw.list({}).catch((e) => e);
+    assert.ok(err instanceof KubeStatusError);
+    assert.equal(err.code, 401);
+    const shown = [err.message, String(err.stack), JSON.stringify(client), JSON.stringify(err)].join("\n");
+    assert.ok(!shown.includes("secret-token"), "no token in errors or JSON");
+  }, ["initial"]);
+});
+
+test("KubeClient reports a refused connection as a KubeNetworkError", async () => {
+  const server = await FakeApiServer.start();
+  const url = server.url;
+  await server.close();
+  const client = new KubeClient({ server: url, token: "do-not-print-me" });
+  const err = await client.request("/api/v1/pods").catch((e) => e);
+  assert.ok(err instanceof KubeNetworkError);
+  assert.ok(isRetriable(err));
+  assert.ok(!err.message.includes("do-not-print-me"));
+});
+
+test("KubeClient rejects with the signal's reason on abort", async () => {
+  await withServer(async (server) => {
+    server.inject({ verb: "list", fault: { kind: "stall" } });
+    const client = new KubeClient({ server: server.url });
+    const ac = new AbortController();
+    const reason = new Error("stop");
+    const p = client.requestJson("/api/v1/configmaps", { signal: ac.signal });
+    setTimeout(() => ac.abort(reason), 50);
+    await assert.rejects(p, (e: unknown) => e === reason);
+  });
+});
+
+test("KubeClient validates its options", () => {
+  assert.throws(() => new KubeClient({ server: "not a url" }), TypeError);
+  assert.throws(() => new KubeClient({ server: "ftp://x" }), TypeError);
+  assert.throws(() => new KubeClient({ server: "https://user:pw@host" }), TypeError);
+});
