@@ -18,12 +18,12 @@ export interface PromRegistryLike {
   readonly contentType: string;
 }
 
-/** Configuration shared by the three metric types. */
-export interface PromMetricConfig {
+/** Configuration shared by the three metric types. `R` is the registry type. */
+export interface PromMetricConfig<R extends PromRegistryLike = PromRegistryLike> {
   name: string;
   help: string;
   labelNames: string[];
-  registers: PromRegistryLike[];
+  registers: R[];
 }
 
 /** A `prom-client` `Counter`. */
@@ -47,19 +47,19 @@ export interface PromHistogramLike {
 
 /**
  * The `prom-client` module (`import * as promClient from "prom-client"`),
- * as far as the adapter needs it.
+ * as far as the adapter needs it. `R` is its `Registry` type (inferred).
  *
  * @example
  * ```ts ignore
  * import * as promClient from "prom-client";
  * import type { PromClientLike } from "./prom_client_like.ts";
- * const client: PromClientLike = promClient;
+ * const client: PromClientLike<promClient.Registry> = promClient;
  * ```
  */
-export interface PromClientLike {
-  Counter: new (config: PromMetricConfig) => PromCounterLike;
-  Gauge: new (config: PromMetricConfig & { collect?: () => void }) => PromGaugeLike;
-  Histogram: new (config: PromMetricConfig & { buckets: number[] }) => PromHistogramLike;
+export interface PromClientLike<R extends PromRegistryLike = PromRegistryLike> {
+  Counter: new (config: PromMetricConfig<R>) => PromCounterLike;
+  Gauge: new (config: PromMetricConfig<R> & { collect?: () => void }) => PromGaugeLike;
+  Histogram: new (config: PromMetricConfig<R> & { buckets: number[] }) => PromHistogramLike;
   /** The default registry. */
-  register: PromRegistryLike;
+  register: R;
 }

@@ -10,11 +10,11 @@ import type { PromClientLike, PromGaugeLike, PromLabels, PromRegistryLike } from
 import type { MetricsProvider, ReflectorMetrics, ReflectorMetricsSources } from "./reflector_metrics.ts";
 
 /** Options of {@linkcode prometheusMetrics}. */
-export interface PrometheusMetricsOptions {
+export interface PrometheusMetricsOptions<R extends PromRegistryLike = PromRegistryLike> {
   /** The `prom-client` module (`import * as promClient from "prom-client"`). Required. */
-  client: PromClientLike;
+  client: PromClientLike<R>;
   /** The registry to register into. Default: `client.register` (the global one). */
-  registry?: PromRegistryLike;
+  registry?: R;
   /** Prefix of every metric name. Default: `"kube_"`. */
   prefix?: string;
 }
@@ -73,7 +73,7 @@ const cache = new WeakMap<PromRegistryLike, Map<string, PrometheusMetrics>>();
  * m.dispose();
  * ```
  */
-export function prometheusMetrics(options: PrometheusMetricsOptions): PrometheusMetrics {
+export function prometheusMetrics<R extends PromRegistryLike>(options: PrometheusMetricsOptions<R>): PrometheusMetrics {
   const { client, prefix = "kube_" } = options ?? {};
   if (!client || typeof client.Counter !== "function" || typeof client.Histogram !== "function") {
     throw new TypeError("prometheusMetrics: options.client must be the prom-client module");
@@ -91,9 +91,9 @@ export function prometheusMetrics(options: PrometheusMetricsOptions): Prometheus
   return adapter;
 }
 
-function createAdapter(
-  client: PromClientLike,
-  registry: PromRegistryLike,
+function createAdapter<R extends PromRegistryLike>(
+  client: PromClientLike<R>,
+  registry: R,
   prefix: string,
   forget: () => void,
 ): PrometheusMetrics {

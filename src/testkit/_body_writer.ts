@@ -15,12 +15,12 @@ export interface BodyWriter {
   write(data: string | Uint8Array): Promise<void>;
 }
 
-/** Writes each piece as one write. */
-export function plainWriter(res: ServerResponse): BodyWriter {
+/** Writes each piece as one write, resolving once the socket took it. */
+export function plainWriter(res: ServerResponse, signal: AbortSignal): BodyWriter {
   return {
     write(data) {
-      if (!res.destroyed && !res.writableEnded) res.write(data);
-      return Promise.resolve();
+      const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+      return writeFlushed(res, bytes, signal);
     },
   };
 }

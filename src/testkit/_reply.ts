@@ -101,7 +101,16 @@ export class Reply {
     if (!this.finished) this.res.end();
   }
 
-  /** Drops the connection abruptly (a TCP reset where the runtime supports it). */
+  /**
+   * Closes the connection (FIN) without finishing the body: the client
+   * reads what was sent, then fails on the incomplete body. (A reset
+   * could make the client's kernel discard bytes it has not read yet.)
+   */
+  drop(): void {
+    (this.res.socket ?? this.res).destroy();
+  }
+
+  /** Drops the connection abruptly: a TCP reset where the runtime supports it. */
   reset(): void {
     const socket = this.res.socket as (Socket & { resetAndDestroy?: () => void }) | null;
     if (socket && typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();

@@ -93,7 +93,9 @@ export function serveWatch(ctx: ServerContext, reply: Reply, req: WatchRequest):
   const session = new WatchSession({
     reply,
     writer: (signal) =>
-      fault?.kind === "chunked" ? chunkedWriter(reply.res, fault, signal) : plainWriter(reply.res),
+      fault?.kind === "chunked"
+        ? chunkedWriter(reply.res, fault, signal)
+        : plainWriter(reply.res, signal),
     resource,
     view,
     sinceRv: Math.max(rv, store.resourceVersion),

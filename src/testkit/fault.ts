@@ -77,8 +77,11 @@ export interface ChunkedFault {
 }
 
 /**
- * Destroy the connection abruptly (TCP reset): at request time when
- * `afterEvents` is absent, else after that many watch events.
+ * Drop the connection: at request time when `afterEvents` is absent (a
+ * TCP reset), else once that many watch events (for a list: half the
+ * body) have reached the socket, by closing it without finishing the body
+ * (so the client reads those events, then fails on the incomplete body; a
+ * reset there could make the client's kernel discard them unread).
  *
  * A request-time reset on a reused keep-alive connection may be retried by
  * the client's fetch without telling its caller (Deno's fetch does this

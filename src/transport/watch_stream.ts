@@ -1,4 +1,4 @@
-import { WatchDecodeError } from "../api/errors.ts";
+import { KubeNetworkError, WatchDecodeError } from "../api/errors.ts";
 import type { KubeObject, WatchEvent } from "../api/types.ts";
 
 /** Options of {@linkcode watchStream}. */
@@ -42,7 +42,8 @@ function decodeLine<T extends KubeObject>(text: string, line: number): WatchEven
  * events, whatever the chunk boundaries: inside a multi-byte UTF-8
  * character, inside a line, many KB without a newline. Work is linear in the
  * body size. A line that is not a watch event, or a body that ends
- * mid-line, throws a {@linkcode WatchDecodeError}. The generator owns the
+ * mid-line, throws a {@linkcode WatchDecodeError}; a connection that fails
+ * mid-body throws a {@linkcode KubeNetworkError}. The generator owns the
  * body: `break`, an abort or an error cancels it.
  *
  * @example
@@ -68,8 +69,15 @@ export async function* watchStream<T extends KubeObject = KubeObject>(
   try {
     signal?.throwIfAborted();
     while (true) {
-      const { value, done } = await reader.read();
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        signal?.throwIfAborted();
+        throw new KubeNetworkError("watch body", err);
+      }
       signal?.throwIfAborted();
+      const { value, done } = chunk;
       if (done) {
         finished = true;
         const rest = pending.join("") + decoder.decode();

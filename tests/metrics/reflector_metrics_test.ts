@@ -44,5 +44,6 @@ test("an informer reports to its metrics provider and disposes the handle when i
   assert.equal(sources.handlerQueueDepth?.(), 0);
   ac.abort();
   await done;
-  assert.deepEqual(calls, ["open cms", "relist initial", "list 2", "handler false", "handler false", "watch", "handler true", "dispose"]);
+  assert.deepEqual(calls.filter((c) => !c.startsWith("handler")), ["open cms", "relist initial", "list 2", "watch", "dispose"]);
+  assert.deepEqual(calls.filter((c) => c.startsWith("handler")), ["handler false", "handler false", "handler true"]);
 });

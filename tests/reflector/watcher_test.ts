@@ -95,6 +95,23 @@ test("connection refused while the server is down: back off with growing spread,
   });
 });
 
+test("a connection reset mid-watch is a network error, then a rewatch from the last RV without relist", async () => {
+  await withReflector({}, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    server.inject({ verb: "watch", fault: { kind: "reset", afterEvents: 2 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "watch").length >= 2, "the watch to reset");
+    for (let i = 0; i < 4; i++) server.create(configMap(`r-${i}`));
+    await eventually(() => errors.some((e) => e.error instanceof KubeNetworkError), "a network error");
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+    assert.equal(requestsOf(server, "list").length, 1, "no relist");
+    const watches = requestsOf(server, "watch");
+    assert.ok(watches.length >= 3);
+    for (const w of watches.slice(2)) assert.notEqual(w.query.get("resourceVersion"), "0", "resumed, not restarted");
+  });
+});
+
 test("500 and 503 with an HTML body become typed errors, then a retry (scenario 8)", async () => {
   await withReflector({
     beforeStart: (s) => {
@@ -218,5 +235,40 @@ test("watcher yields a LIST snapshot then typed changes, with no store", async (
     assert.equal(seen[0].type, "LIST");
     assert.equal(seen[0].type === "LIST" && seen[0].items.length, 2);
     assert.equal(seen[1].type, "ADDED");
+  });
+});
+
+test("a streaming list syncs from initial events and the end bookmark, with no LIST (scenario 21)", async () => {
+  await withReflector({ server: { streamingList: true }, reflector: { useStreamingList: true } }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    assert.equal(requestsOf(server, "list").length, 0, "no LIST");
+    const first = requestsOf(server, "watch")[0].query;
+    assert.equal(first.get("sendInitialEvents"), "true");
+    assert.equal(first.get("resourceVersionMatch"), "NotOlderThan");
+    assert.equal(store.list().length, 5);
+    server.create(configMap("more"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+  });
+});
+
+test("a server without streaming lists (422) makes the reflector fall back to LIST (scenario 21)", async () => {
+  await withReflector({ reflector: { useStreamingList: true } }, async ({ server, store, reflector, errors }) => {
+    await reflector.synced;
+    assert.equal((errors[0].error as KubeStatusError).code, 422);
+    assert.equal(requestsOf(server, "list").length, 1);
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+  });
+});
+
+test("a streaming list whose end bookmark never comes stays unsynced and retries (scenario 21)", async () => {
+  await withReflector({
+    server: { streamingList: true },
+    reflector: { useStreamingList: true },
+    beforeStart: (s) => void s.inject({ verb: "watch", fault: { kind: "close", afterEvents: 3 } }),
+  }, async ({ server, reflector, errors }) => {
+    await eventually(() => errors.length >= 1, "the missing bookmark reported");
+    assert.equal(reflector.hasSynced(), false);
+    await reflector.synced;
+    assert.ok(requestsOf(server, "watch").length >= 2);
   });
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import { chunkedBody, fixture } from "../_fixtures.ts";
-import { WatchDecodeError } from "../../src/api/errors.ts";
+import { KubeNetworkError, WatchDecodeError } from "../../src/api/errors.ts";
 import type { WatchEvent } from "../../src/api/types.ts";
 import { watchStream } from "../../src/transport/watch_stream.ts";
 
@@ -144,4 +144,18 @@ test("watchStream decodes ERROR events carrying a Status", async () => {
     assert.equal(ev.object.code, 410);
     assert.equal(ev.object.reason, "Expired");
   }
+});
+
+test("watchStream reports a body that fails mid-stream as a KubeNetworkError", async () => {
+  let pulls = 0;
+  const body = new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (pulls++ === 0) c.enqueue(enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n'));
+      else c.error(new TypeError("connection reset"));
+    },
+  });
+  const { events, error } = await collectUntilError(body);
+  assert.equal(events.length, 1);
+  assert.ok(error instanceof KubeNetworkError);
+  assert.ok(error.cause instanceof TypeError);
 });
