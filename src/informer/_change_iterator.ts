@@ -79,8 +79,10 @@ export function changeIterator<T extends KubeObject>(
   const onAbort = () => finish({ reason: signal!.reason });
 
   const reg = subscribe({
-    onAdd: (object, isInInitialList) => deliver({ type: "add", key: keyOf(object), object, isInInitialList }),
-    onUpdate: (oldObject, object) => deliver({ type: "update", key: keyOf(object), oldObject, object }),
+    onAdd: (object, isInInitialList) =>
+      deliver({ type: "add", key: keyOf(object), object, isInInitialList }),
+    onUpdate: (oldObject, object) =>
+      deliver({ type: "update", key: keyOf(object), oldObject, object }),
     onDelete: (object) =>
       deliver({
         type: "delete",
@@ -99,7 +101,11 @@ export function changeIterator<T extends KubeObject>(
       if (done) return Promise.resolve({ value: undefined, done: true });
       const result = take();
       if (result) return Promise.resolve(result);
-      if (waiter) return Promise.reject(new TypeError("changes(): next() called while a previous next() is pending"));
+      if (waiter) {
+        return Promise.reject(
+          new TypeError("changes(): next() called while a previous next() is pending"),
+        );
+      }
       return new Promise((resolve, reject) => (waiter = { resolve, reject }));
     },
     return(): Promise<IteratorResult<InformerChange<T>>> {

@@ -156,5 +156,7 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
 }
 
 function notSynced(): Error {
-  return new Error("the handler registration was removed (or its informer stopped) before it synced");
+  return new Error(
+    "the handler registration was removed (or its informer stopped) before it synced",
+  );
 }

@@ -7,7 +7,11 @@ import type { KubeObject } from "../api/types.ts";
 import type { Indexers } from "../cache/indexer.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
-import { type MetricsProvider, noopMetrics, type ReflectorMetrics } from "../metrics/reflector_metrics.ts";
+import {
+  type MetricsProvider,
+  noopMetrics,
+  type ReflectorMetrics,
+} from "../metrics/reflector_metrics.ts";
 import { Reflector, type ReflectorOptions, type RunOptions } from "../reflector/reflector.ts";
 import type { ErrorHandler, ErrorPhase, WatcherObserver } from "../reflector/watcher_options.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
@@ -97,20 +101,39 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   /** @throws {TypeError | RangeError} for invalid options. */
   constructor(lw: ListerWatcher<T>, options: InformerOptions<T> = {}) {
-    const { transform, keyFunc = metaNamespaceKeyFunc as KeyFunc<T>, indexers, maxQueueLength = 1000 } = options;
+    const {
+      transform,
+      keyFunc = metaNamespaceKeyFunc as KeyFunc<T>,
+      indexers,
+      maxQueueLength = 1000,
+    } = options;
     const { metrics = noopMetrics, onError, observer = {}, ...reflectorOptions } = options;
     if (!Number.isInteger(maxQueueLength) || maxQueueLength < 1) {
-      throw new RangeError(`Informer: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`);
+      throw new RangeError(
+        `Informer: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`,
+      );
     }
-    if (typeof metrics?.reflector !== "function") throw new TypeError("Informer: metrics must be a MetricsProvider");
-    if (onError !== undefined && typeof onError !== "function") throw new TypeError("Informer: onError must be a function");
+    if (typeof metrics?.reflector !== "function") {
+      throw new TypeError("Informer: metrics must be a MetricsProvider");
+    }
+    if (onError !== undefined && typeof onError !== "function") {
+      throw new TypeError("Informer: onError must be a function");
+    }
     this.name = options.name ?? "informer";
     this.#keyFunc = keyFunc;
     this.#maxQueueLength = maxQueueLength;
     this.#provider = metrics;
-    this.#onError = onError ?? ((err: unknown, phase: ErrorPhase) =>
-      console.warn(`[${this.name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`));
-    this.#store = new InformerStore({ transform, keyFunc, indexers, onChange: (c) => this.#broadcast(c) });
+    this.#onError = onError ??
+      ((err: unknown, phase: ErrorPhase) =>
+        console.warn(
+          `[${this.name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`,
+        ));
+    this.#store = new InformerStore({
+      transform,
+      keyFunc,
+      indexers,
+      onChange: (c) => this.#broadcast(c),
+    });
     this.#reflector = new Reflector(lw, this.#store, {
       ...reflectorOptions,
       name: this.name,
@@ -150,7 +173,10 @@ export class Informer<T extends KubeObject = KubeObject> {
    * (`isInInitialList` true). Added after the informer stopped, it is
    * returned already removed.
    */
-  addEventHandler(handler: ResourceEventHandler<T>, options: HandlerOptions = {}): HandlerRegistration {
+  addEventHandler(
+    handler: ResourceEventHandler<T>,
+    options: HandlerOptions = {},
+  ): HandlerRegistration {
     return this.#addListener(handler, options, undefined);
   }
 
@@ -161,7 +187,8 @@ export class Informer<T extends KubeObject = KubeObject> {
    * `signal` makes it throw `signal.reason`.
    */
   changes(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<InformerChange<T>> {
-    const subscribe = (handler: ResourceEventHandler<T>, onClose: () => void) => this.#addListener(handler, {}, onClose);
+    const subscribe = (handler: ResourceEventHandler<T>, onClose: () => void) =>
+      this.#addListener(handler, {}, onClose);
     return changeIterator<T>(subscribe, this.#keyFunc, options.signal);
   }
 
@@ -171,7 +198,9 @@ export class Informer<T extends KubeObject = KubeObject> {
    */
   async run(options: RunOptions): Promise<void> {
     const { signal } = options ?? {};
-    if (!(signal instanceof AbortSignal)) throw new TypeError("Informer.run: options.signal is required");
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError("Informer.run: options.signal is required");
+    }
     if (this.#started) throw new Error(`Informer ${this.name}: run() was already called`);
     this.#started = true;
     this.#metrics = signal.aborted ? undefined : this.#provider.reflector(this.name, {
@@ -206,11 +235,14 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     const { maxQueueLength = this.#maxQueueLength } = options ?? {};
     if (!Number.isInteger(maxQueueLength) || maxQueueLength < 1) {
-      throw new RangeError(`Informer.addEventHandler: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`);
+      throw new RangeError(
+        `Informer.addEventHandler: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`,
+      );
     }
     const listener = new Listener<T>(handler, maxQueueLength, {
       report: (err) => this.#report(err, "handler"),
-      handlerDone: (durationMs, failed) => this.#observe((m) => m.handlerDone?.({ durationMs, failed })),
+      handlerDone: (durationMs, failed) =>
+        this.#observe((m) => m.handlerDone?.({ durationMs, failed })),
       overflow: () => this.#observe((m) => m.handlerQueueOverflow?.()),
       detach: (l) => this.#listeners.delete(l as unknown as Listener<T>),
     });
@@ -236,7 +268,13 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     const seq = ++this.#seq;
     const n = change.type === "add"
-      ? { type: "add" as const, key: change.key, object: change.object, initial: change.isInInitialList, seq }
+      ? {
+        type: "add" as const,
+        key: change.key,
+        object: change.object,
+        initial: change.isInInitialList,
+        seq,
+      }
       : { ...change, seq };
     for (const l of this.#listeners.keys()) l.enqueue(n);
   }
@@ -256,7 +294,10 @@ export class Informer<T extends KubeObject = KubeObject> {
 }
 
 /** An observer calling the user's observer and the current metrics, ignoring their throws. */
-function fanOut(user: WatcherObserver, metrics: () => WatcherObserver | undefined): WatcherObserver {
+function fanOut(
+  user: WatcherObserver,
+  metrics: () => WatcherObserver | undefined,
+): WatcherObserver {
   const keys = ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const;
   const out: Record<string, (...args: unknown[]) => void> = {};
   for (const key of keys) {

@@ -102,7 +102,9 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
     const old = this.#indexer.getByKey(key);
     this.#indexer.update(next);
     if (!old) this.#onChange({ type: "add", key, object: next, isInInitialList: false });
-    else if (changed(old, next)) this.#onChange({ type: "update", key, oldObject: old, object: next });
+    else if (changed(old, next)) {
+      this.#onChange({ type: "update", key, oldObject: old, object: next });
+    }
   }
 
   delete(obj: T): void {
@@ -148,7 +150,9 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
     for (const [key, object] of next) {
       const old = before.get(key);
       if (!old) this.#onChange({ type: "add", key, object, isInInitialList: initial });
-      else if (changed(old, object)) this.#onChange({ type: "update", key, oldObject: old, object });
+      else if (changed(old, object)) {
+        this.#onChange({ type: "update", key, oldObject: old, object });
+      }
       before.delete(key);
     }
     for (const [key, old] of before) {
@@ -156,7 +160,9 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
     }
     if (initial) this.#onChange({ type: "synced" });
     if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) throw new AggregateError(errors, `${errors.length} listed objects were skipped`);
+    if (errors.length > 1) {
+      throw new AggregateError(errors, `${errors.length} listed objects were skipped`);
+    }
   }
 
   resync(): void {

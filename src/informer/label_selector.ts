@@ -57,7 +57,9 @@ export class LabelSelector {
 
   /** @throws {TypeError} when `selector` is not valid syntax. */
   static parse(selector: string): LabelSelector {
-    if (typeof selector !== "string") throw new TypeError("LabelSelector.parse: selector must be a string");
+    if (typeof selector !== "string") {
+      throw new TypeError("LabelSelector.parse: selector must be a string");
+    }
     const tokens: string[] = [];
     TOKEN.lastIndex = 0;
     while (TOKEN.lastIndex < selector.length) {
@@ -75,13 +77,21 @@ export class LabelSelector {
   /** @throws {TypeError} when an operator is unknown or values do not fit it. */
   static from(spec: LabelSelectorSpec): LabelSelector {
     const reqs: Requirement[] = [];
-    for (const [key, value] of Object.entries(spec?.matchLabels ?? {})) reqs.push({ key, op: "in", values: [value] });
+    for (const [key, value] of Object.entries(spec?.matchLabels ?? {})) {
+      reqs.push({ key, op: "in", values: [value] });
+    }
     for (const e of spec?.matchExpressions ?? []) {
-      const op = ({ In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!exists" } as const)[e.operator];
+      const op = ({ In: "in", NotIn: "notin", Exists: "exists", DoesNotExist: "!exists" } as const)[
+        e.operator
+      ];
       const values = e.values ?? [];
-      if (!op) throw new TypeError(`LabelSelector.from: unknown operator ${JSON.stringify(e.operator)}`);
+      if (!op) {
+        throw new TypeError(`LabelSelector.from: unknown operator ${JSON.stringify(e.operator)}`);
+      }
       if ((op === "in" || op === "notin") !== values.length > 0) {
-        throw new TypeError(`LabelSelector.from: operator ${e.operator} of "${e.key}" has the wrong number of values`);
+        throw new TypeError(
+          `LabelSelector.from: operator ${e.operator} of "${e.key}" has the wrong number of values`,
+        );
       }
       reqs.push({ key: e.key, op, values });
     }
@@ -142,7 +152,9 @@ export class LabelSelector {
  */
 export function labelSelector(selector: string | LabelSelectorSpec | LabelSelector): LabelSelector {
   if (selector instanceof LabelSelector) return selector;
-  return typeof selector === "string" ? LabelSelector.parse(selector) : LabelSelector.from(selector);
+  return typeof selector === "string"
+    ? LabelSelector.parse(selector)
+    : LabelSelector.from(selector);
 }
 
 function parseTokens(tokens: string[], source: string): Requirement[] {
@@ -151,7 +163,9 @@ function parseTokens(tokens: string[], source: string): Requirement[] {
   const isName = (t: string | undefined) => t !== undefined && /^[A-Za-z0-9._\/-]+$/.test(t);
   const name = (what: string): string => {
     const t = tokens[i];
-    if (!isName(t)) throw invalid(source, `expected ${what}, got ${t === undefined ? "the end" : `"${t}"`}`);
+    if (!isName(t)) {
+      throw invalid(source, `expected ${what}, got ${t === undefined ? "the end" : `"${t}"`}`);
+    }
     i++;
     return t;
   };
@@ -184,7 +198,9 @@ function parseTokens(tokens: string[], source: string): Requirement[] {
         reqs.push({ key, op: t, values });
       } else throw invalid(source, `unexpected "${t}" after "${key}"`);
     }
-    if (i < tokens.length && tokens[i++] !== ",") throw invalid(source, `expected "," before "${tokens[i - 1]}"`);
+    if (i < tokens.length && tokens[i++] !== ",") {
+      throw invalid(source, `expected "," before "${tokens[i - 1]}"`);
+    }
   }
   return reqs;
 }

@@ -6,7 +6,7 @@
 import type { KubeObject } from "../api/types.ts";
 import type { IndexerLike } from "../cache/indexer.ts";
 import { NAMESPACE_INDEX } from "../cache/namespace_index.ts";
-import { labelSelector, type LabelSelector, type LabelSelectorSpec } from "./label_selector.ts";
+import { type LabelSelector, labelSelector, type LabelSelectorSpec } from "./label_selector.ts";
 
 /** The read-only view of a cache that listers and informers hand out. */
 export type ReadonlyIndexer<T extends KubeObject> = Omit<
@@ -64,8 +64,9 @@ export class Lister<T extends KubeObject> {
     const sel = selector === undefined ? undefined : labelSelector(selector);
     let objects: T[];
     if (namespace === undefined) objects = this.#cache.list();
-    else if (NAMESPACE_INDEX in this.#cache.getIndexers()) objects = this.#cache.byIndex(NAMESPACE_INDEX, namespace);
-    else objects = this.#cache.list().filter((o) => (o.metadata.namespace ?? "") === namespace);
+    else if (NAMESPACE_INDEX in this.#cache.getIndexers()) {
+      objects = this.#cache.byIndex(NAMESPACE_INDEX, namespace);
+    } else objects = this.#cache.list().filter((o) => (o.metadata.namespace ?? "") === namespace);
     return !sel || sel.empty ? objects : objects.filter((o) => sel.matches(o.metadata.labels));
   }
 }

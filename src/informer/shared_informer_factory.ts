@@ -7,7 +7,10 @@ import type { KubeObject } from "../api/types.ts";
 import type { ErrorHandler } from "../reflector/watcher_options.ts";
 import type { KubeClient } from "../transport/kube_client.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
-import { resourceListerWatcher, type ResourceListerWatcherOptions } from "../transport/resource_lister_watcher.ts";
+import {
+  resourceListerWatcher,
+  type ResourceListerWatcherOptions,
+} from "../transport/resource_lister_watcher.ts";
 import { Informer, type InformerOptions } from "./informer.ts";
 import { waitForCacheSync } from "./wait_for_cache_sync.ts";
 
@@ -60,7 +63,9 @@ export class SharedInformerFactory {
     if (listerWatcher !== undefined && typeof listerWatcher !== "function") {
       throw new TypeError("SharedInformerFactory: listerWatcher must be a function");
     }
-    if (!listerWatcher && !client) throw new TypeError("SharedInformerFactory: client or listerWatcher is required");
+    if (!listerWatcher && !client) {
+      throw new TypeError("SharedInformerFactory: client or listerWatcher is required");
+    }
     this.#makeLw = listerWatcher ?? ((r) => resourceListerWatcher(client!, r));
     this.#defaults = defaults;
   }
@@ -79,10 +84,20 @@ export class SharedInformerFactory {
     options: InformerOptions<T> = {},
   ): Informer<T> {
     if (!resource?.apiVersion || !resource.resource) {
-      throw new TypeError("SharedInformerFactory.informerFor: apiVersion and resource are required");
+      throw new TypeError(
+        "SharedInformerFactory.informerFor: apiVersion and resource are required",
+      );
     }
-    const { apiVersion, resource: plural, namespace = "", labelSelector = "", fieldSelector = "" } = resource;
-    const key = JSON.stringify([apiVersion, plural, namespace, labelSelector, fieldSelector, !!resource.metadataOnly]);
+    const { apiVersion, resource: plural, namespace = "", labelSelector = "", fieldSelector = "" } =
+      resource;
+    const key = JSON.stringify([
+      apiVersion,
+      plural,
+      namespace,
+      labelSelector,
+      fieldSelector,
+      !!resource.metadataOnly,
+    ]);
     let informer = this.#informers.get(key) as Informer<T> | undefined;
     if (!informer) {
       const name = options.name ?? (namespace ? `${plural}.${namespace}` : plural);
@@ -100,11 +115,15 @@ export class SharedInformerFactory {
    */
   async start(options: { signal: AbortSignal }): Promise<void> {
     const { signal } = options ?? {};
-    if (!(signal instanceof AbortSignal)) throw new TypeError("SharedInformerFactory.start: options.signal is required");
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError("SharedInformerFactory.start: options.signal is required");
+    }
     if (this.#signal) throw new Error("SharedInformerFactory: start() was already called");
     this.#signal = signal;
     for (const informer of this.#informers.values()) this.#launch(informer, signal);
-    if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    if (!signal.aborted) {
+      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    }
     await Promise.all(this.#runs);
   }
 
@@ -115,11 +134,14 @@ export class SharedInformerFactory {
 
   #launch(informer: Informer<KubeObject>, signal: AbortSignal): void {
     const report: ErrorHandler = this.#defaults.onError ??
-      ((err) => console.error(`[${informer.name}] stopped: ${err instanceof Error ? err.message : err}`));
-    this.#runs.push(informer.run({ signal }).catch((err) => {
-      try {
-        report(err, "watch");
-      } catch { /* ignored */ }
-    }));
+      ((err) =>
+        console.error(`[${informer.name}] stopped: ${err instanceof Error ? err.message : err}`));
+    this.#runs.push(
+      informer.run({ signal }).catch((err) => {
+        try {
+          report(err, "watch");
+        } catch { /* ignored */ }
+      }),
+    );
   }
 }

@@ -30,8 +30,13 @@ export interface Syncable {
  * await done;
  * ```
  */
-export async function waitForCacheSync(signal: AbortSignal, ...syncables: Syncable[]): Promise<boolean> {
-  if (!(signal instanceof AbortSignal)) throw new TypeError("waitForCacheSync: signal must be an AbortSignal");
+export async function waitForCacheSync(
+  signal: AbortSignal,
+  ...syncables: Syncable[]
+): Promise<boolean> {
+  if (!(signal instanceof AbortSignal)) {
+    throw new TypeError("waitForCacheSync: signal must be an AbortSignal");
+  }
   if (syncables.every((s) => s.hasSynced())) return true;
   if (signal.aborted) return false;
   const inner = new AbortController();

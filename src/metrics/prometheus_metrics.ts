@@ -6,8 +6,17 @@
  * @module
  */
 import { ERROR_REASONS, errorReason } from "./error_reason.ts";
-import type { PromClientLike, PromGaugeLike, PromLabels, PromRegistryLike } from "./prom_client_like.ts";
-import type { MetricsProvider, ReflectorMetrics, ReflectorMetricsSources } from "./reflector_metrics.ts";
+import type {
+  PromClientLike,
+  PromGaugeLike,
+  PromLabels,
+  PromRegistryLike,
+} from "./prom_client_like.ts";
+import type {
+  MetricsProvider,
+  ReflectorMetrics,
+  ReflectorMetricsSources,
+} from "./reflector_metrics.ts";
 
 /** Options of {@linkcode prometheusMetrics}. */
 export interface PrometheusMetricsOptions<R extends PromRegistryLike = PromRegistryLike> {
@@ -73,7 +82,9 @@ const cache = new WeakMap<PromRegistryLike, Map<string, PrometheusMetrics>>();
  * m.dispose();
  * ```
  */
-export function prometheusMetrics<R extends PromRegistryLike>(options: PrometheusMetricsOptions<R>): PrometheusMetrics {
+export function prometheusMetrics<R extends PromRegistryLike>(
+  options: PrometheusMetricsOptions<R>,
+): PrometheusMetrics {
   const { client, prefix = "kube_" } = options ?? {};
   if (!client || typeof client.Counter !== "function" || typeof client.Histogram !== "function") {
     throw new TypeError("prometheusMetrics: options.client must be the prom-client module");
@@ -107,7 +118,11 @@ function createAdapter<R extends PromRegistryLike>(
     new client.Counter(base(name, help, reason ? ["name", "reason"] : ["name"]));
   const histogram = (name: string, help: string, buckets: number[]) =>
     new client.Histogram({ ...base(name, help), buckets });
-  const sampled = (name: string, help: string, read: (l: Live, now: number) => number | undefined) => {
+  const sampled = (
+    name: string,
+    help: string,
+    read: (l: Live, now: number) => number | undefined,
+  ) => {
     const gauge: PromGaugeLike = new client.Gauge({
       ...base(name, help),
       collect: () => {
@@ -132,27 +147,72 @@ function createAdapter<R extends PromRegistryLike>(
 
   const m = {
     lists: counter("reflector_lists_total", "Complete lists (all pages) done by the reflector."),
-    listSeconds: histogram("reflector_list_duration_seconds", "Duration of complete lists.", LIST_SECONDS),
+    listSeconds: histogram(
+      "reflector_list_duration_seconds",
+      "Duration of complete lists.",
+      LIST_SECONDS,
+    ),
     listItems: histogram("reflector_list_items", "Objects per complete list.", ITEMS),
     listErrors: counter("reflector_list_errors_total", "Failed lists, by error class.", true),
     relists: counter("reflector_relists_total", "Lists started, by why they were needed.", true),
     watches: counter("reflector_watches_total", "Watch requests started."),
-    shortWatches: counter("reflector_short_watches_total", "Watches that ended within the short-watch window with no event."),
-    watchSeconds: histogram("reflector_watch_duration_seconds", "Duration of watches.", WATCH_SECONDS),
+    shortWatches: counter(
+      "reflector_short_watches_total",
+      "Watches that ended within the short-watch window with no event.",
+    ),
+    watchSeconds: histogram(
+      "reflector_watch_duration_seconds",
+      "Duration of watches.",
+      WATCH_SECONDS,
+    ),
     watchItems: histogram("reflector_watch_items", "Events (bookmarks included) per watch.", ITEMS),
-    watchErrors: counter("reflector_watch_errors_total", "Watches that ended in an error, by error class.", true),
-    lastRv: new client.Gauge(base("reflector_last_resource_version", "The last resourceVersion seen (when numeric).")),
-    handlerSeconds: histogram("informer_handler_duration_seconds", "Duration of handler calls.", HANDLER_SECONDS),
-    handlerErrors: counter("informer_handler_errors_total", "Handler calls that threw or rejected."),
-    overflows: counter("informer_handler_queue_overflows_total", "Times a handler queue filled up and began coalescing."),
+    watchErrors: counter(
+      "reflector_watch_errors_total",
+      "Watches that ended in an error, by error class.",
+      true,
+    ),
+    lastRv: new client.Gauge(
+      base("reflector_last_resource_version", "The last resourceVersion seen (when numeric)."),
+    ),
+    handlerSeconds: histogram(
+      "informer_handler_duration_seconds",
+      "Duration of handler calls.",
+      HANDLER_SECONDS,
+    ),
+    handlerErrors: counter(
+      "informer_handler_errors_total",
+      "Handler calls that threw or rejected.",
+    ),
+    overflows: counter(
+      "informer_handler_queue_overflows_total",
+      "Times a handler queue filled up and began coalescing.",
+    ),
   };
   sampled("reflector_store_objects", "Objects in the store.", (l) => sum(l, "storeSize"));
-  sampled("reflector_seconds_since_last_event", "Seconds since the last list, event or bookmark.", (l, now) =>
-    (now - l.lastEventAt) / 1000);
-  sampled("informer_handler_queue_depth", "Notifications waiting for handlers.", (l) => sum(l, "handlerQueueDepth"));
+  sampled(
+    "reflector_seconds_since_last_event",
+    "Seconds since the last list, event or bookmark.",
+    (l, now) => (now - l.lastEventAt) / 1000,
+  );
+  sampled(
+    "informer_handler_queue_depth",
+    "Notifications waiting for handlers.",
+    (l) => sum(l, "handlerQueueDepth"),
+  );
 
-  const plain = [m.lists, m.listSeconds, m.listItems, m.watches, m.shortWatches, m.watchSeconds, m.watchItems, m.lastRv,
-    m.handlerSeconds, m.handlerErrors, m.overflows];
+  const plain = [
+    m.lists,
+    m.listSeconds,
+    m.listItems,
+    m.watches,
+    m.shortWatches,
+    m.watchSeconds,
+    m.watchItems,
+    m.lastRv,
+    m.handlerSeconds,
+    m.handlerErrors,
+    m.overflows,
+  ];
   const removeSeries = (name: string) => {
     for (const metric of plain) metric.remove({ name });
     for (const reason of ERROR_REASONS) {
@@ -173,11 +233,15 @@ function createAdapter<R extends PromRegistryLike>(
       forget();
     },
     reflector(name: string, sources: ReflectorMetricsSources = {}): ReflectorMetrics {
-      if (typeof name !== "string" || name === "") throw new TypeError("reflector metrics: name must be a non-empty string");
+      if (typeof name !== "string" || name === "") {
+        throw new TypeError("reflector metrics: name must be a non-empty string");
+      }
       let l = live.get(name);
       if (!l) {
         live.set(name, l = { refs: 0, lastEventAt: Date.now(), sources: new Set() });
-        for (const c of [m.lists, m.watches, m.shortWatches, m.handlerErrors, m.overflows]) c.inc({ name }, 0);
+        for (const c of [m.lists, m.watches, m.shortWatches, m.handlerErrors, m.overflows]) {
+          c.inc({ name }, 0);
+        }
       }
       const entry = l;
       entry.refs++;

@@ -17,8 +17,20 @@ interface Pending {
 export class Waiters {
   #pending = new Set<Pending>();
 
-  /** Resolves once `condition()` returns true; rejects on timeout, abort or `rejectAll`. */
+  /**
+   * Resolves once `condition()` returns true; rejects on timeout, abort or
+   * `rejectAll`. The rejection counts as handled, so a wait nobody awaits
+   * any more (say, when a test failed before awaiting it and then closed
+   * the server) does not surface as an unhandled rejection; whoever awaits
+   * it still sees it.
+   */
   wait(condition: () => boolean, what: string, options: WaitOptions = {}): Promise<void> {
+    const promise = this.#wait(condition, what, options);
+    promise.catch(() => {});
+    return promise;
+  }
+
+  #wait(condition: () => boolean, what: string, options: WaitOptions): Promise<void> {
     const { signal, timeoutMs = 10_000 } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (condition()) return Promise.resolve();

@@ -8,7 +8,11 @@
 import assert from "node:assert/strict";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import type { KubeList, KubeObject, WatchEvent } from "../../src/api/types.ts";
-import type { ListerWatcher, ListOptions, WatchOptions } from "../../src/transport/lister_watcher.ts";
+import type {
+  ListerWatcher,
+  ListOptions,
+  WatchOptions,
+} from "../../src/transport/lister_watcher.ts";
 
 interface Stream {
   queue: WatchEvent[];
@@ -17,7 +21,11 @@ interface Stream {
 }
 
 /** A ConfigMap-like object. */
-export function obj(name: string, namespace = "ns", labels: Record<string, string> = {}): KubeObject {
+export function obj(
+  name: string,
+  namespace = "ns",
+  labels: Record<string, string> = {},
+): KubeObject {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace, labels }, data: {} };
 }
 
@@ -77,7 +85,10 @@ export class FakeListerWatcher implements ListerWatcher {
 
   /** Sends a BOOKMARK at the current resourceVersion to live watches. */
   bookmark(): void {
-    const ev: WatchEvent = { type: "BOOKMARK", object: { kind: "ConfigMap", metadata: { resourceVersion: String(++this.#rv) } } };
+    const ev: WatchEvent = {
+      type: "BOOKMARK",
+      object: { kind: "ConfigMap", metadata: { resourceVersion: String(++this.#rv) } },
+    };
     for (const s of this.#streams) push(s, ev);
   }
 
@@ -85,7 +96,13 @@ export class FakeListerWatcher implements ListerWatcher {
   expire(): void {
     const ev: WatchEvent = {
       type: "ERROR",
-      object: { kind: "Status", status: "Failure", reason: "Expired", code: 410, message: "too old resource version" },
+      object: {
+        kind: "Status",
+        status: "Failure",
+        reason: "Expired",
+        code: 410,
+        message: "too old resource version",
+      },
     };
     for (const s of this.#streams) push(s, ev);
   }
@@ -118,7 +135,9 @@ export class FakeListerWatcher implements ListerWatcher {
     this.watchRvs.push(options.resourceVersion ?? "");
     signal?.throwIfAborted();
     const from = Number(options.resourceVersion || this.#rv);
-    if (from < this.#minRv) throw new KubeStatusError({ code: 410, status: { reason: "Expired", code: 410 } });
+    if (from < this.#minRv) {
+      throw new KubeStatusError({ code: 410, status: { reason: "Expired", code: 410 } });
+    }
     const stream: Stream = { queue: this.#log.filter((e) => e.rv > from).map((e) => e.ev) };
     this.#streams.add(stream);
     try {

@@ -5,7 +5,13 @@ import { HandlerQueue, type Notification } from "../../src/informer/_handler_que
 
 let seq = 0;
 const o = (name: string, rv: string): KubeObject => ({ metadata: { name, resourceVersion: rv } });
-const add = (k: string, rv: string): Notification<KubeObject> => ({ type: "add", key: k, object: o(k, rv), initial: false, seq: ++seq });
+const add = (k: string, rv: string): Notification<KubeObject> => ({
+  type: "add",
+  key: k,
+  object: o(k, rv),
+  initial: false,
+  seq: ++seq,
+});
 const upd = (k: string, from: string, to: string): Notification<KubeObject> => ({
   type: "update",
   key: k,
@@ -13,7 +19,12 @@ const upd = (k: string, from: string, to: string): Notification<KubeObject> => (
   object: o(k, to),
   seq: ++seq,
 });
-const del = (k: string, rv: string): Notification<KubeObject> => ({ type: "delete", key: k, object: o(k, rv), seq: ++seq });
+const del = (k: string, rv: string): Notification<KubeObject> => ({
+  type: "delete",
+  key: k,
+  object: o(k, rv),
+  seq: ++seq,
+});
 
 function drain(q: HandlerQueue<KubeObject>): string[] {
   const out: string[] = [];
@@ -27,7 +38,9 @@ function drain(q: HandlerQueue<KubeObject>): string[] {
 
 test("handler queue keeps every notification in order up to its limit", () => {
   const q = new HandlerQueue<KubeObject>(4);
-  for (const n of [add("a", "1"), upd("a", "1", "2"), upd("a", "2", "3"), del("a", "4")]) assert.equal(q.push(n), false);
+  for (const n of [add("a", "1"), upd("a", "1", "2"), upd("a", "2", "3"), del("a", "4")]) {
+    assert.equal(q.push(n), false);
+  }
   assert.equal(q.coalescing, false);
   assert.equal(q.length, 4);
   assert.deepEqual(drain(q), ["add a 1", "update a 1->2", "update a 2->3", "delete a 4"]);

@@ -5,7 +5,10 @@
  */
 import type { KubeObject } from "../../src/api/types.ts";
 import { DeletedFinalStateUnknown } from "../../src/cache/deleted_final_state_unknown.ts";
-import type { DeletedObject, ResourceEventHandler } from "../../src/informer/resource_event_handler.ts";
+import type {
+  DeletedObject,
+  ResourceEventHandler,
+} from "../../src/informer/resource_event_handler.ts";
 
 const rv = (o: KubeObject) => o.metadata.resourceVersion ?? "?";
 const key = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
@@ -20,7 +23,9 @@ export class Recorder implements ResourceEventHandler<KubeObject> {
   }
 
   onUpdate(old: KubeObject, o: KubeObject): void {
-    this.events.push(old === o ? `sync ${key(o)}@${rv(o)}` : `update ${key(o)}@${rv(old)}->${rv(o)}`);
+    this.events.push(
+      old === o ? `sync ${key(o)}@${rv(o)}` : `update ${key(o)}@${rv(old)}->${rv(o)}`,
+    );
   }
 
   onDelete(o: DeletedObject<KubeObject>): void {

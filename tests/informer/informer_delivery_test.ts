@@ -6,19 +6,23 @@ import { Informer } from "../../src/informer/informer.ts";
 import type { InformerChange } from "../../src/informer/informer_change.ts";
 import { waitForCacheSync } from "../../src/informer/wait_for_cache_sync.ts";
 import type { MetricsProvider } from "../../src/metrics/reflector_metrics.ts";
-import { FAST, FakeListerWatcher, obj, until } from "./_fake_lister_watcher.ts";
+import { FakeListerWatcher, FAST, obj, until } from "./_fake_lister_watcher.ts";
 import { Recorder } from "./_recorder.ts";
 
 function describe(c: InformerChange<KubeObject>): string {
   if (c.type === "synced") return "synced";
-  if (c.type === "delete") return `delete ${c.key}${c.object instanceof DeletedFinalStateUnknown ? " tombstone" : ""}`;
+  if (c.type === "delete") {
+    return `delete ${c.key}${c.object instanceof DeletedFinalStateUnknown ? " tombstone" : ""}`;
+  }
   return `${c.type} ${c.key}@${c.object.metadata.resourceVersion}`;
 }
 
 test("queue-full policy: a blocked handler's queue coalesces and it still ends at the latest state", async () => {
   const lw = new FakeListerWatcher([obj("a"), obj("b")]);
   let overflows = 0;
-  const metrics: MetricsProvider = { reflector: () => ({ handlerQueueOverflow: () => void overflows++, dispose() {} }) };
+  const metrics: MetricsProvider = {
+    reflector: () => ({ handlerQueueOverflow: () => void overflows++, dispose() {} }),
+  };
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const rec = new Recorder();
@@ -48,7 +52,11 @@ test("queue-full policy: a blocked handler's queue coalesces and it still ends a
     assert.equal(slow.hasSynced(), false, "the slow handler has not seen the initial list yet");
     release();
     await until(() => slow.pending === 0 && rec.events.length === 3, "the slow handler catches up");
-    assert.deepEqual(rec.events, ["add ns/a@101 initial", "add ns/b@152 initial", "delete ns/a@155"]);
+    assert.deepEqual(rec.events, [
+      "add ns/a@101 initial",
+      "add ns/b@152 initial",
+      "delete ns/a@155",
+    ]);
     assert.equal(slow.hasSynced(), true);
   } finally {
     release();
@@ -76,7 +84,13 @@ test("changes() yields adds, synced, then later changes; abort makes it throw th
         if (change.type === "delete") it.abort(new Error("enough"));
       }
     }, /enough/);
-    assert.deepEqual(seen, ["add ns/a@101", "add ns/b@102", "synced", "update ns/a@103", "delete ns/b"]);
+    assert.deepEqual(seen, [
+      "add ns/a@101",
+      "add ns/b@102",
+      "synced",
+      "update ns/a@103",
+      "delete ns/b",
+    ]);
   } finally {
     ac.abort();
     await done;

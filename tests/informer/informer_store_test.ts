@@ -5,7 +5,9 @@ import { DeletedFinalStateUnknown } from "../../src/cache/deleted_final_state_un
 import type { InformerChange } from "../../src/informer/informer_change.ts";
 import { InformerStore } from "../../src/informer/informer_store.ts";
 
-const o = (name: string, rv?: string, ns = "ns"): KubeObject => ({ metadata: { name, namespace: ns, resourceVersion: rv } });
+const o = (name: string, rv?: string, ns = "ns"): KubeObject => ({
+  metadata: { name, namespace: ns, resourceVersion: rv },
+});
 
 function recording() {
   const changes: string[] = [];
@@ -15,8 +17,11 @@ function recording() {
       raw.push(c);
       if (c.type === "synced") changes.push("synced");
       else if (c.type === "add") changes.push(`add ${c.key}${c.isInInitialList ? " initial" : ""}`);
-      else if (c.type === "update") changes.push(c.oldObject === c.object ? `sync ${c.key}` : `update ${c.key}`);
-      else changes.push(`${c.object instanceof DeletedFinalStateUnknown ? "tombstone" : "delete"} ${c.key}`);
+      else if (c.type === "update") {
+        changes.push(c.oldObject === c.object ? `sync ${c.key}` : `update ${c.key}`);
+      } else {changes.push(
+          `${c.object instanceof DeletedFinalStateUnknown ? "tombstone" : "delete"} ${c.key}`,
+        );}
     },
   });
   return { store, changes, raw };
@@ -27,7 +32,15 @@ test("informer store: the first replace gives initial adds then synced; later on
   store.replace([o("a", "1"), o("b", "1"), o("c", "1")], "1");
   assert.equal(store.hasSynced(), true);
   store.replace([o("b", "1"), o("c", "2"), o("d", "2")], "2");
-  assert.deepEqual(changes, ["add ns/a initial", "add ns/b initial", "add ns/c initial", "synced", "update ns/c", "add ns/d", "tombstone ns/a"]);
+  assert.deepEqual(changes, [
+    "add ns/a initial",
+    "add ns/b initial",
+    "add ns/c initial",
+    "synced",
+    "update ns/c",
+    "add ns/d",
+    "tombstone ns/a",
+  ]);
   const tomb = raw.at(-1) as { object: DeletedFinalStateUnknown<KubeObject> };
   assert.equal(tomb.object.obj.metadata.name, "a");
   assert.deepEqual(store.listKeys(), ["ns/b", "ns/c", "ns/d"]);
@@ -68,7 +81,10 @@ test("informer store: bad items of a list are skipped, the rest applies, then th
     },
   });
   store.replace([o("a", "1")], "1");
-  assert.throws(() => store.replace([o("a", "2"), o("bad", "2"), { metadata: {} } as KubeObject], "2"), AggregateError);
+  assert.throws(
+    () => store.replace([o("a", "2"), o("bad", "2"), { metadata: {} } as KubeObject], "2"),
+    AggregateError,
+  );
   assert.deepEqual(store.listKeys(), ["ns/a"]);
   assert.equal(store.getByKey("ns/a")?.metadata.resourceVersion, "2");
   assert.throws(() => store.update(o("bad", "3")), /nope/);

@@ -5,7 +5,7 @@ import { DeletedFinalStateUnknown } from "../../src/cache/deleted_final_state_un
 import { Informer, type InformerOptions } from "../../src/informer/informer.ts";
 import { dropManagedFields } from "../../src/informer/transform.ts";
 import type { ErrorPhase } from "../../src/reflector/watcher_options.ts";
-import { FAST, FakeListerWatcher, obj, until } from "./_fake_lister_watcher.ts";
+import { FakeListerWatcher, FAST, obj, until } from "./_fake_lister_watcher.ts";
 import { Recorder } from "./_recorder.ts";
 
 interface Ctx {
@@ -44,11 +44,19 @@ test("informer delivers the initial list as adds, then the registration has sync
   const lw = new FakeListerWatcher(three());
   const rec = new Recorder();
   let reg!: ReturnType<Informer["addEventHandler"]>;
-  await withInformer(lw, { before: (i) => (reg = i.addEventHandler(rec)) }, async ({ informer }) => {
-    await reg.waitForSync({ signal: AbortSignal.timeout(3000) });
-    assert.ok(informer.hasSynced());
-    assert.deepEqual(rec.events, ["add ns/a@101 initial", "add ns/b@102 initial", "add other/c@103 initial"]);
-  });
+  await withInformer(
+    lw,
+    { before: (i) => (reg = i.addEventHandler(rec)) },
+    async ({ informer }) => {
+      await reg.waitForSync({ signal: AbortSignal.timeout(3000) });
+      assert.ok(informer.hasSynced());
+      assert.deepEqual(rec.events, [
+        "add ns/a@101 initial",
+        "add ns/b@102 initial",
+        "add other/c@103 initial",
+      ]);
+    },
+  );
 });
 
 test("informer turns ADDED, MODIFIED and DELETED into add, update(old, new) and delete with the final state", async () => {
@@ -61,7 +69,12 @@ test("informer turns ADDED, MODIFIED and DELETED into add, update(old, new) and 
     lw.apply({ ...obj("a"), data: { k: "v" } });
     lw.remove("ns/b");
     await until(() => rec.events.length === 4, "four events");
-    assert.deepEqual(rec.events, ["add ns/a@101 initial", "add ns/b@102", "update ns/a@101->103", "delete ns/b@104"]);
+    assert.deepEqual(rec.events, [
+      "add ns/a@101 initial",
+      "add ns/b@102",
+      "update ns/a@101->103",
+      "delete ns/b@104",
+    ]);
     assert.deepEqual(informer.indexer.listKeys(), ["ns/a"]);
   });
 });
@@ -69,25 +82,50 @@ test("informer turns ADDED, MODIFIED and DELETED into add, update(old, new) and 
 test("scenario 11: objects deleted while disconnected reach handlers as tombstones after the relist", async () => {
   const lw = new FakeListerWatcher(three());
   const rec = new Recorder();
-  await withInformer(lw, { before: (i) => i.addEventHandler(rec) }, async ({ informer, errors }) => {
-    await informer.waitForSync();
-    await until(() => lw.liveWatches === 1, "a watch");
-    lw.behindTheWatch((objects, nextRv) => {
-      objects.delete("ns/a");
-      objects.delete("other/c");
-      const b = objects.get("ns/b")!;
-      objects.set("ns/b", { ...b, metadata: { ...b.metadata, resourceVersion: nextRv() } });
-      objects.set("ns/d", { ...obj("d"), metadata: { ...obj("d").metadata, resourceVersion: nextRv() } });
-    });
-    lw.expire();
-    await until(() => lw.lists === 2 && rec.events.length === 7, "the relist's changes");
-    assert.deepEqual(rec.events.slice(3), ["update ns/b@102->104", "add ns/d@105", "tombstone ns/a@101", "tombstone other/c@103"]);
-    const tombstones = rec.deleted.filter((d) => d instanceof DeletedFinalStateUnknown) as DeletedFinalStateUnknown<KubeObject>[];
-    assert.equal(tombstones.length, 2);
-    assert.equal(tombstones[0].obj.metadata.name, "a", "the tombstone carries the last known object");
-    assert.deepEqual(new Map(informer.indexer.list().map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion])), lw.state());
-    assert.ok(errors.some((e) => e.phase === "watch"), "the 410 was reported");
-  });
+  await withInformer(
+    lw,
+    { before: (i) => i.addEventHandler(rec) },
+    async ({ informer, errors }) => {
+      await informer.waitForSync();
+      await until(() => lw.liveWatches === 1, "a watch");
+      lw.behindTheWatch((objects, nextRv) => {
+        objects.delete("ns/a");
+        objects.delete("other/c");
+        const b = objects.get("ns/b")!;
+        objects.set("ns/b", { ...b, metadata: { ...b.metadata, resourceVersion: nextRv() } });
+        objects.set("ns/d", {
+          ...obj("d"),
+          metadata: { ...obj("d").metadata, resourceVersion: nextRv() },
+        });
+      });
+      lw.expire();
+      await until(() => lw.lists === 2 && rec.events.length === 7, "the relist's changes");
+      assert.deepEqual(rec.events.slice(3), [
+        "update ns/b@102->104",
+        "add ns/d@105",
+        "tombstone ns/a@101",
+        "tombstone other/c@103",
+      ]);
+      const tombstones = rec.deleted.filter((d) =>
+        d instanceof DeletedFinalStateUnknown
+      ) as DeletedFinalStateUnknown<KubeObject>[];
+      assert.equal(tombstones.length, 2);
+      assert.equal(
+        tombstones[0].obj.metadata.name,
+        "a",
+        "the tombstone carries the last known object",
+      );
+      assert.deepEqual(
+        new Map(
+          informer.indexer.list().map((
+            o,
+          ) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
+        ),
+        lw.state(),
+      );
+      assert.ok(errors.some((e) => e.phase === "watch"), "the 410 was reported");
+    },
+  );
 });
 
 test("a relist that finds objects unchanged announces nothing for them", async () => {
@@ -125,13 +163,21 @@ test("scenario 12: bookmarks advance the resourceVersion and never reach handler
 test("scenario 22: resync re-delivers every object as update(old === new) without any request", async () => {
   const lw = new FakeListerWatcher(three());
   const rec = new Recorder();
-  await withInformer(lw, { resyncPeriodMs: 15, before: (i) => i.addEventHandler(rec) }, async ({ informer }) => {
-    await informer.waitForSync();
-    await until(() => rec.of("sync").length >= 6, "two resyncs");
-    assert.deepEqual(rec.of("sync").slice(0, 3).sort(), ["sync ns/a@101", "sync ns/b@102", "sync other/c@103"]);
-    assert.equal(lw.lists, 1, "no list issued");
-    assert.equal(lw.watchRvs.length, 1, "no watch issued");
-  });
+  await withInformer(
+    lw,
+    { resyncPeriodMs: 15, before: (i) => i.addEventHandler(rec) },
+    async ({ informer }) => {
+      await informer.waitForSync();
+      await until(() => rec.of("sync").length >= 6, "two resyncs");
+      assert.deepEqual(rec.of("sync").slice(0, 3).sort(), [
+        "sync ns/a@101",
+        "sync ns/b@102",
+        "sync other/c@103",
+      ]);
+      assert.equal(lw.lists, 1, "no list issued");
+      assert.equal(lw.watchRvs.length, 1, "no watch issued");
+    },
+  );
 });
 
 test("a handler that throws or rejects is reported and does not affect the others", async () => {
@@ -146,7 +192,13 @@ test("a handler that throws or rejects is reported and does not affect the other
         throw new Error("sync boom");
       };
       i.addEventHandler({ onAdd: boom, onUpdate: boom });
-      i.addEventHandler({ onAdd: async () => { rejected++; await null; throw new Error("async boom"); } });
+      i.addEventHandler({
+        onAdd: async () => {
+          rejected++;
+          await null;
+          throw new Error("async boom");
+        },
+      });
       i.addEventHandler(rec);
     },
   }, async ({ informer, errors }) => {
@@ -156,8 +208,16 @@ test("a handler that throws or rejects is reported and does not affect the other
     lw.apply(obj("b"));
     await until(() => rec.events.length === 3 && rejected === 2, "every event");
     await until(() => thrown === 3, "the throwing handler still gets later events");
-    const handlerErrors = errors.filter((e) => e.phase === "handler").map((e) => (e.error as Error).message).sort();
-    assert.deepEqual(handlerErrors, ["async boom", "async boom", "sync boom", "sync boom", "sync boom"]);
+    const handlerErrors = errors.filter((e) => e.phase === "handler").map((e) =>
+      (e.error as Error).message
+    ).sort();
+    assert.deepEqual(handlerErrors, [
+      "async boom",
+      "async boom",
+      "sync boom",
+      "sync boom",
+      "sync boom",
+    ]);
   });
 });
 
@@ -172,17 +232,26 @@ test("a handler added after sync first gets the current objects as adds", async 
     lw.apply(obj("d"));
     await reg.waitForSync({ signal: AbortSignal.timeout(3000) });
     await until(() => rec.events.length === 4, "the later add");
-    assert.deepEqual(rec.events, ["add ns/a@101 initial", "add ns/b@102 initial", "add other/c@103 initial", "add ns/d@104"]);
+    assert.deepEqual(rec.events, [
+      "add ns/a@101 initial",
+      "add ns/b@102 initial",
+      "add other/c@103 initial",
+      "add ns/d@104",
+    ]);
   });
 });
 
 test("the transform runs before the cache: memory, listers and handlers see transformed objects", async () => {
-  const withFields = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: [{ manager: "kubectl" }] } });
+  const withFields = (o: KubeObject) => ({
+    ...o,
+    metadata: { ...o.metadata, managedFields: [{ manager: "kubectl" }] },
+  });
   const lw = new FakeListerWatcher([withFields(obj("a"))]);
   const seen: KubeObject[] = [];
   await withInformer(lw, {
     transform: dropManagedFields,
-    before: (i) => i.addEventHandler({ onAdd: (o) => void seen.push(o), onUpdate: (_, o) => void seen.push(o) }),
+    before: (i) =>
+      i.addEventHandler({ onAdd: (o) => void seen.push(o), onUpdate: (_, o) => void seen.push(o) }),
   }, async ({ informer }) => {
     await informer.waitForSync();
     await until(() => lw.liveWatches === 1, "a watch");
@@ -205,7 +274,10 @@ test("a transform that throws skips that object and reports it", async () => {
   }, async ({ informer, errors }) => {
     await informer.waitForSync();
     assert.deepEqual(informer.indexer.listKeys(), ["ns/a"]);
-    assert.deepEqual(errors.map((e) => [e.phase, (e.error as Error).message]), [["store", "cannot transform"]]);
+    assert.deepEqual(errors.map((e) => [e.phase, (e.error as Error).message]), [[
+      "store",
+      "cannot transform",
+    ]]);
   });
 });
 
@@ -222,7 +294,11 @@ test("an async handler is awaited: its events arrive in order, one at a time", a
     active--;
   };
   await withInformer(lw, {
-    before: (i) => i.addEventHandler({ onAdd: (o) => slow(`add ${o.metadata.name}`), onUpdate: (_, o) => slow(`update ${o.metadata.resourceVersion}`) }),
+    before: (i) =>
+      i.addEventHandler({
+        onAdd: (o) => slow(`add ${o.metadata.name}`),
+        onUpdate: (_, o) => slow(`update ${o.metadata.resourceVersion}`),
+      }),
   }, async ({ informer }) => {
     await informer.waitForSync();
     await until(() => lw.liveWatches === 1, "a watch");
@@ -272,7 +348,11 @@ test("run() resolves after abort once a handler call in progress has settled", a
   await done;
   assert.equal(finished, true);
   await assert.rejects(informer.run({ signal: new AbortController().signal }), /already/);
-  assert.equal(informer.addEventHandler({}).removed, true, "a handler added after stop is removed at once");
+  assert.equal(
+    informer.addEventHandler({}).removed,
+    true,
+    "a handler added after stop is removed at once",
+  );
 });
 
 test("informer options are validated at construction", () => {

@@ -13,10 +13,15 @@ test("label selector: equality, inequality, existence", () => {
 });
 
 test("label selector: set-based in and notin, and integer comparisons", () => {
-  const s = LabelSelector.parse("app.kubernetes.io/name in (web, api),zone notin (a,b),rank>2,age<10");
+  const s = LabelSelector.parse(
+    "app.kubernetes.io/name in (web, api),zone notin (a,b),rank>2,age<10",
+  );
   assert.equal(s.matches({ "app.kubernetes.io/name": "api", rank: "3", age: "9" }), true);
   assert.equal(s.matches({ "app.kubernetes.io/name": "db", rank: "3", age: "9" }), false);
-  assert.equal(s.matches({ "app.kubernetes.io/name": "web", zone: "a", rank: "3", age: "9" }), false);
+  assert.equal(
+    s.matches({ "app.kubernetes.io/name": "web", zone: "a", rank: "3", age: "9" }),
+    false,
+  );
   assert.equal(s.matches({ "app.kubernetes.io/name": "web", rank: "2", age: "9" }), false);
   assert.equal(s.matches({ "app.kubernetes.io/name": "web", rank: "x", age: "9" }), false);
 });
@@ -30,8 +35,14 @@ test("label selector: the empty selector matches everything; toString round-trip
 });
 
 test("label selector: invalid syntax throws a TypeError naming the selector", () => {
-  for (const bad of ["=a", "a in b", "a in (b", "a b", "a>b", "a,,b", "a=b=c", "a=(b)", "!", "a=b;c"]) {
-    assert.throws(() => LabelSelector.parse(bad), (e: unknown) => e instanceof TypeError && e.message.includes(JSON.stringify(bad)), bad);
+  for (
+    const bad of ["=a", "a in b", "a in (b", "a b", "a>b", "a,,b", "a=b=c", "a=(b)", "!", "a=b;c"]
+  ) {
+    assert.throws(
+      () => LabelSelector.parse(bad),
+      (e: unknown) => e instanceof TypeError && e.message.includes(JSON.stringify(bad)),
+      bad,
+    );
   }
 });
 
@@ -50,6 +61,12 @@ test("label selector: the structured form (matchLabels, matchExpressions)", () =
   assert.equal(s.toString(), "app=web,tier in (front,edge),env!=prod,team,!canary");
   assert.equal(labelSelector(s), s);
   assert.equal(labelSelector({}).matches({ any: "thing" }), true);
-  assert.throws(() => labelSelector({ matchExpressions: [{ key: "a", operator: "In" }] }), TypeError);
-  assert.throws(() => labelSelector({ matchExpressions: [{ key: "a", operator: "Bogus" as never }] }), TypeError);
+  assert.throws(
+    () => labelSelector({ matchExpressions: [{ key: "a", operator: "In" }] }),
+    TypeError,
+  );
+  assert.throws(
+    () => labelSelector({ matchExpressions: [{ key: "a", operator: "Bogus" as never }] }),
+    TypeError,
+  );
 });

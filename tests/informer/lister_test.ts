@@ -7,7 +7,11 @@ import { namespaceIndexFunc } from "../../src/cache/namespace_index.ts";
 import { Lister } from "../../src/informer/lister.ts";
 import { LabelSelector } from "../../src/informer/label_selector.ts";
 
-const o = (name: string, namespace: string | undefined, labels: Record<string, string> = {}): KubeObject => ({
+const o = (
+  name: string,
+  namespace: string | undefined,
+  labels: Record<string, string> = {},
+): KubeObject => ({
   metadata: { name, namespace, labels },
 });
 
@@ -19,7 +23,9 @@ function fill(cache: Indexer<KubeObject>): Lister<KubeObject> {
   return new Lister(cache);
 }
 
-for (const [label, indexers] of [["with", { namespace: namespaceIndexFunc }], ["without", {}]] as const) {
+for (
+  const [label, indexers] of [["with", { namespace: namespaceIndexFunc }], ["without", {}]] as const
+) {
   test(`lister gets and lists by namespace and label selector, ${label} a namespace index`, () => {
     const lister = fill(new Indexer<KubeObject>(metaNamespaceKeyFunc, indexers));
     assert.equal(lister.get("web", "a")?.metadata.name, "a");
@@ -30,8 +36,14 @@ for (const [label, indexers] of [["with", { namespace: namespaceIndexFunc }], ["
     assert.deepEqual(names(lister.list({ namespace: "web" })), ["a", "b"]);
     assert.deepEqual(names(lister.list({ namespace: "" })), ["node-1"]);
     assert.deepEqual(names(lister.list({ labelSelector: "tier=back" })), ["b", "c", "node-1"]);
-    assert.deepEqual(names(lister.list({ namespace: "web", labelSelector: { matchLabels: { tier: "back" } } })), ["b"]);
-    assert.deepEqual(names(lister.list({ labelSelector: LabelSelector.parse("tier notin (back)") })), ["a"]);
+    assert.deepEqual(
+      names(lister.list({ namespace: "web", labelSelector: { matchLabels: { tier: "back" } } })),
+      ["b"],
+    );
+    assert.deepEqual(
+      names(lister.list({ labelSelector: LabelSelector.parse("tier notin (back)") })),
+      ["a"],
+    );
   });
 }
 

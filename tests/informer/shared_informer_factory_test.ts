@@ -3,7 +3,7 @@ import { test } from "../_test.ts";
 import { SharedInformerFactory } from "../../src/informer/shared_informer_factory.ts";
 import type { InformerResource } from "../../src/informer/shared_informer_factory.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
-import { FAST, FakeListerWatcher, obj, until } from "./_fake_lister_watcher.ts";
+import { FakeListerWatcher, FAST, obj, until } from "./_fake_lister_watcher.ts";
 import { Recorder } from "./_recorder.ts";
 
 function factoryWithFakes() {
@@ -23,14 +23,26 @@ test("factory shares one informer per resource, namespace and selectors", () => 
   const { factory, made } = factoryWithFakes();
   const pods = factory.informerFor({ apiVersion: "v1", resource: "pods" });
   assert.equal(factory.informerFor({ apiVersion: "v1", resource: "pods" }), pods);
-  const inNs = factory.informerFor({ apiVersion: "v1", resource: "pods", namespace: "kube-system" });
-  const selected = factory.informerFor({ apiVersion: "v1", resource: "pods", labelSelector: "app=web" });
+  const inNs = factory.informerFor({
+    apiVersion: "v1",
+    resource: "pods",
+    namespace: "kube-system",
+  });
+  const selected = factory.informerFor({
+    apiVersion: "v1",
+    resource: "pods",
+    labelSelector: "app=web",
+  });
   assert.notEqual(inNs, pods);
   assert.notEqual(selected, pods);
   assert.equal(made.length, 3, "one ListerWatcher per distinct key");
   assert.equal(pods.name, "pods");
   assert.equal(inNs.name, "pods.kube-system");
-  assert.equal(factory.informerFor({ apiVersion: "apps/v1", resource: "deployments" }, { name: "deploys" }).name, "deploys");
+  assert.equal(
+    factory.informerFor({ apiVersion: "apps/v1", resource: "deployments" }, { name: "deploys" })
+      .name,
+    "deploys",
+  );
   assert.equal(factory.informers.length, 4);
 });
 
@@ -59,7 +71,9 @@ test("factory start runs every informer, also those asked for later, until the s
 test("factory validates its options", () => {
   assert.throws(() => new SharedInformerFactory({}), TypeError);
   assert.throws(() => new SharedInformerFactory({ listerWatcher: 1 as never }), TypeError);
-  const factory = new SharedInformerFactory({ client: new KubeClient({ server: "http://127.0.0.1:1" }) });
+  const factory = new SharedInformerFactory({
+    client: new KubeClient({ server: "http://127.0.0.1:1" }),
+  });
   assert.throws(() => factory.informerFor({ apiVersion: "", resource: "pods" }), TypeError);
   assert.equal(factory.informerFor({ apiVersion: "v1", resource: "pods" }).name, "pods");
 });

@@ -5,14 +5,10 @@ import { metricsResponse, type PromClientLike, prometheusMetrics } from "../../m
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { ShortWatchError } from "../../src/api/errors.ts";
 import { Informer } from "../../src/informer/informer.ts";
-import { FAST, FakeListerWatcher, obj, until } from "../informer/_fake_lister_watcher.ts";
+import { FakeListerWatcher, FAST, obj, until } from "../informer/_fake_lister_watcher.ts";
+import { seriesCount } from "./_series.ts";
 
 const client: PromClientLike<promClient.Registry> = promClient; // the real module fits the structural type
-
-/** Series (label sets, histogram buckets included) in the registry. */
-export async function seriesCount(registry: promClient.Registry): Promise<number> {
-  return (await registry.getMetricsAsJSON()).reduce((n, m) => n + m.values.length, 0);
-}
 
 function value(text: string, line: string): number | undefined {
   const found = text.split("\n").find((l) => l.startsWith(line + " "));
@@ -49,7 +45,11 @@ test("prometheus adapter records a running informer's lists, watches, errors, st
     assert.ok(value(text, `kube_reflector_seconds_since_last_event${n}`)! < 5);
     assert.equal(value(text, `kube_informer_handler_queue_depth${n}`), 0);
     assert.equal(value(text, `kube_informer_handler_errors_total${n}`), 1);
-    assert.equal(value(text, `kube_informer_handler_duration_seconds_count${n}`), 4, "three initial adds and one update");
+    assert.equal(
+      value(text, `kube_informer_handler_duration_seconds_count${n}`),
+      4,
+      "three initial adds and one update",
+    );
     assert.deepEqual(metrics.names, ["cms"]);
   } finally {
     ac.abort();

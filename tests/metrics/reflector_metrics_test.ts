@@ -3,7 +3,7 @@ import { test } from "../_test.ts";
 import { noopMetrics } from "../../src/metrics/reflector_metrics.ts";
 import { Informer } from "../../src/informer/informer.ts";
 import type { MetricsProvider } from "../../src/metrics/reflector_metrics.ts";
-import { FAST, FakeListerWatcher, obj, until } from "../informer/_fake_lister_watcher.ts";
+import { FakeListerWatcher, FAST, obj, until } from "../informer/_fake_lister_watcher.ts";
 
 test("noopMetrics hands out handles that do nothing", () => {
   const m = noopMetrics.reflector("x", { storeSize: () => 1 });
@@ -44,6 +44,16 @@ test("an informer reports to its metrics provider and disposes the handle when i
   assert.equal(sources.handlerQueueDepth?.(), 0);
   ac.abort();
   await done;
-  assert.deepEqual(calls.filter((c) => !c.startsWith("handler")), ["open cms", "relist initial", "list 2", "watch", "dispose"]);
-  assert.deepEqual(calls.filter((c) => c.startsWith("handler")), ["handler false", "handler false", "handler true"]);
+  assert.deepEqual(calls.filter((c) => !c.startsWith("handler")), [
+    "open cms",
+    "relist initial",
+    "list 2",
+    "watch",
+    "dispose",
+  ]);
+  assert.deepEqual(calls.filter((c) => c.startsWith("handler")), [
+    "handler false",
+    "handler false",
+    "handler true",
+  ]);
 });

@@ -1,0 +1,134 @@
+/**
+ * The few runtime services the kubeconfig loader needs (environment, files,
+ * paths, processes), reached lazily so that merely importing the
+ * kubeconfig entry point works on runtimes without `node:fs`.
+ *
+ * @module
+ */
+import { KubeConfigError } from "./kube_config_error.ts";
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+
+/** An environment: variable name to value. */
+export type Env = Record<string, string | undefined>;
+
+/** The process environment (Deno, Node, Bun), or `{}` where there is none. */
+export function processEnv(): Env {
+  if (g.Deno?.env?.toObject) {
+    try {
+      return g.Deno.env.toObject();
+    } catch {
+      return {};
+    }
+  }
+  return g.process?.env ?? {};
+}
+
+/** The runtime's name, for messages and TLS dispatch. */
+export function runtimeName(): "deno" | "bun" | "node" | "workerd" | "edge-runtime" | "unknown" {
+  if (g.Deno?.version?.deno) return "deno";
+  if (g.Bun) return "bun";
+  if (g.process?.versions?.node && !g.EdgeRuntime) return "node";
+  if (g.navigator?.userAgent === "Cloudflare-Workers") return "workerd";
+  if (g.EdgeRuntime) return "edge-runtime";
+  return "unknown";
+}
+
+/** Whether `p` is absolute (POSIX, or a Windows drive / UNC path). */
+export function isAbsolutePath(p: string): boolean {
+  return p.startsWith("/") || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith("\\\\");
+}
+
+/** The folder of a file path. */
+export function dirOf(p: string): string {
+  const i = Math.max(p.lastIndexOf("/"), p.lastIndexOf("\\"));
+  return i < 0 ? "." : i === 0 ? "/" : p.slice(0, i);
+}
+
+/** Resolves `p` against `base` (a folder) unless it is absolute; expands a leading `~/`. */
+export function resolvePath(p: string, base: string, env: Env = {}): string {
+  if (p === "~" || p.startsWith("~/")) {
+    const home = env.HOME ?? env.USERPROFILE;
+    if (home) return home + p.slice(1);
+  }
+  if (isAbsolutePath(p)) return p;
+  const sep = base.endsWith("/") || base.endsWith("\\") ? "" : "/";
+  return `${base}${sep}${p.replace(/^\.\//, "")}`;
+}
+
+/** The path separator of `KUBECONFIG` on this platform. */
+export function listSeparator(): string {
+  const os = g.Deno?.build?.os ?? g.process?.platform;
+  return os === "windows" || os === "win32" ? ";" : ":";
+}
+
+type Fs = typeof import("node:fs/promises");
+let fsPromise: Promise<Fs> | undefined;
+
+/** `node:fs/promises`, loaded on first use. */
+export function nodeFs(): Promise<Fs> {
+  fsPromise ??= import("node:fs/promises").catch((err) => {
+    fsPromise = undefined;
+    throw new KubeConfigError(`this runtime cannot read files (node:fs is unavailable)`, { cause: err });
+  });
+  return fsPromise;
+}
+
+/** Whether a file exists (and can be stat'ed). */
+export async function fileExists(path: string): Promise<boolean> {
+  const fs = await nodeFs();
+  try {
+    await fs.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads a text file; a failure becomes a {@linkcode KubeConfigError} naming
+ * `what` (the file, or the file and field that referred to it).
+ */
+export async function readText(path: string, where: { file?: string; field?: string } = {}): Promise<string> {
+  const fs = await nodeFs();
+  try {
+    return await fs.readFile(path, "utf8");
+  } catch (err) {
+    const code = (err as { code?: string })?.code;
+    const why = code === "ENOENT"
+      ? "no such file"
+      : code === "EACCES" || (err as Error)?.name === "NotCapable" || (err as Error)?.name === "PermissionDenied"
+      ? "permission denied"
+      : code ?? (err as Error)?.name ?? "read failed";
+    const subject = where.file && where.file !== path ? `cannot read ${path} (${why})` : `cannot read file (${why})`;
+    throw new KubeConfigError(subject, { file: where.file ?? path, field: where.field, cause: err });
+  }
+}
+
+/** Base64 (standard alphabet, padding optional, whitespace ignored) to bytes; `undefined` if invalid. */
+export function decodeBase64(text: string): Uint8Array | undefined {
+  const clean = text.replace(/\s+/g, "");
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(clean)) return undefined;
+  try {
+    const bin = atob(clean);
+    const out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes to text (UTF-8). */
+export function utf8(bytes: Uint8Array): string {
+  return new TextDecoder().decode(bytes);
+}
+
+/** Text to base64 (UTF-8). */
+export function encodeBase64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let bin = "";
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin);
+}

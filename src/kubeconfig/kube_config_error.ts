@@ -1,0 +1,62 @@
+/**
+ * What went wrong while loading a kubeconfig or in-cluster configuration:
+ * a missing or unreadable file, malformed YAML, an unknown context, a field
+ * of the wrong type, a certificate that does not parse, a failing exec
+ * credential plugin. The message names the file and the field; it never
+ * holds a secret value (tokens, passwords, keys, certificate bodies).
+ *
+ * @example
+ * ```ts
+ * import { KubeConfigError } from "./kube_config_error.ts";
+ * const err = new KubeConfigError("unknown context \"prod\"", { file: "/home/me/.kube/config", field: "current-context" });
+ * console.log(err.message); // /home/me/.kube/config: current-context: unknown context "prod"
+ * ```
+ */
+export class KubeConfigError extends Error {
+  /** The file concerned, when there is one. */
+  readonly file?: string;
+  /** The field concerned, as a path such as `users[alice].client-key-data`. */
+  readonly field?: string;
+
+  constructor(problem: string, where: { file?: string; field?: string; cause?: unknown } = {}) {
+    const { file, field, cause } = where;
+    const prefix = [file, field].filter(Boolean).join(": ");
+    super(prefix ? `${prefix}: ${problem}` : problem, cause === undefined ? undefined : { cause });
+    this.name = "KubeConfigError";
+    this.file = file;
+    this.field = field;
+  }
+}
+
+/**
+ * The runtime cannot make the TLS connection the configuration asks for:
+ * typically an edge runtime (Cloudflare Workers, Vercel edge, Deno Deploy)
+ * whose `fetch` cannot present a client certificate, trust a custom CA,
+ * skip verification or override the server name. `needs` lists what the
+ * configuration asks for, by kubeconfig field name.
+ *
+ * @example
+ * ```ts
+ * import { TlsUnsupportedError } from "./kube_config_error.ts";
+ * const err = new TlsUnsupportedError("workerd", ["certificate-authority-data"]);
+ * console.log(err.message);
+ * ```
+ */
+export class TlsUnsupportedError extends Error {
+  /** The runtime detected (`"workerd"`, `"edge-runtime"`, `"unknown"`...). */
+  readonly runtime: string;
+  /** The kubeconfig fields this runtime's `fetch` cannot honour. */
+  readonly needs: readonly string[];
+
+  constructor(runtime: string, needs: readonly string[]) {
+    super(
+      `this runtime (${runtime}) cannot make the TLS connection the configuration asks for: ` +
+        `${needs.join(", ")}; its fetch only trusts the system's CAs and presents no client certificate. ` +
+        `Use a bearer token with a publicly trusted server certificate, or reach the API server through a proxy ` +
+        `(e.g. kubectl proxy) that does the TLS.`,
+    );
+    this.name = "TlsUnsupportedError";
+    this.runtime = runtime;
+    this.needs = needs;
+  }
+}
