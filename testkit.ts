@@ -28,5 +28,7 @@
  * @module
  */
 export * from "./src/testkit/fake_api_server.ts";
+export type { FakeApiServerOptions } from "./src/testkit/fake_api_server_options.ts";
 export type * from "./src/testkit/fault.ts";
 export type * from "./src/testkit/types.ts";
+export type { KubeObject, Status, WatchEvent } from "./src/api/types.ts";

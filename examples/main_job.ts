@@ -8,6 +8,9 @@
  * error pages, split chunks, a server outage), prints what the store holds
  * as it converges, and exits 0 only if the store equals the server.
  *
+ * While it runs it serves Prometheus metrics on http://127.0.0.1:9464/metrics
+ * (`--metrics-port`, 0 = a free port) and prints a few lines of a scrape at the end.
+ *
  * With `--server URL` it talks to a real API server over plain HTTP (for
  * example `kubectl proxy` on http://127.0.0.1:8001), reflects ConfigMaps
  * for `--seconds`, then compares the store with a fresh consistent list.
@@ -25,6 +28,9 @@ import {
   resourceListerWatcher,
 } from "../mod.ts";
 import { FakeApiServer } from "../testkit.ts";
+import { prometheusMetrics } from "../metrics.ts";
+import * as promClient from "prom-client";
+import { createServer } from "node:http";
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
@@ -61,7 +67,21 @@ if (server) for (let i = 0; i < objects; i++) server.create(makeCm(namespaces[i 
 const client = new KubeClient({ server: url });
 const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
 const errorCounts = new Map<string, number>();
+const metrics = prometheusMetrics({ client: promClient });
+let storeSize = () => 0;
+const reflectorMetrics = metrics.reflector("configmaps", { storeSize: () => storeSize() });
+const metricsServer = createServer((_req, res) => {
+  promClient.register.metrics().then((text) => {
+    res.setHeader("content-type", promClient.register.contentType);
+    res.end(text);
+  });
+});
+await new Promise<void>((resolve) => metricsServer.listen(Number(arg("metrics-port", "9464")), "127.0.0.1", resolve));
+const metricsAddress = metricsServer.address();
+const metricsUrl = `http://127.0.0.1:${typeof metricsAddress === "object" && metricsAddress ? metricsAddress.port : 0}/metrics`;
+console.log(`metrics on ${metricsUrl}`);
 const { indexer, reflector } = newNamespaceKeyedIndexerAndReflector(lw, {
+  observer: reflectorMetrics,
   name: "configmaps",
   expectedKind: "ConfigMap",
   backoff: { initialMs: 100, capMs: 1_000 },
@@ -71,6 +91,7 @@ const { indexer, reflector } = newNamespaceKeyedIndexerAndReflector(lw, {
     errorCounts.set(name, (errorCounts.get(name) ?? 0) + 1);
   },
 });
+storeSize = () => indexer.size;
 const ac = new AbortController();
 const started = Date.now();
 const done = reflector.run({ signal: ac.signal });
@@ -147,8 +168,17 @@ while (!ok && Date.now() < deadline) {
   ok = await same();
 }
 console.log(status());
+const scrape = await (await fetch(metricsUrl)).text();
+console.log(`a scrape of ${metricsUrl} (excerpt):`);
+for (const line of scrape.split("\n")) {
+  if (/^kube_reflector_(lists_total|watches_total|short_watches_total|relists_total|watch_errors_total|store_objects|last_resource_version)\{/.test(line)) {
+    console.log(`  ${line}`);
+  }
+}
 ac.abort();
 await done;
+reflectorMetrics.dispose();
+await new Promise((resolve) => metricsServer.close(resolve));
 await server?.close();
 if (ok) {
   console.log(`converged: store = server (${indexer.list().length} objects, each at the server's resourceVersion)`);

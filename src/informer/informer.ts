@@ -4,7 +4,6 @@
  * @module
  */
 import type { KubeObject } from "../api/types.ts";
-import type { Indexers } from "../cache/indexer.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import {
@@ -12,31 +11,18 @@ import {
   noopMetrics,
   type ReflectorMetrics,
 } from "../metrics/reflector_metrics.ts";
-import { Reflector, type ReflectorOptions, type RunOptions } from "../reflector/reflector.ts";
-import type { ErrorHandler, ErrorPhase, WatcherObserver } from "../reflector/watcher_options.ts";
+import { Reflector, type RunOptions } from "../reflector/reflector.ts";
+import type { ErrorHandler, ErrorPhase } from "../reflector/watcher_options.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { changeIterator } from "./_change_iterator.ts";
+import { fanOut } from "./_fan_out_observer.ts";
 import { Listener } from "./_listener.ts";
 import type { HandlerRegistration } from "./handler_registration.ts";
 import type { InformerChange } from "./informer_change.ts";
 import { InformerStore } from "./informer_store.ts";
 import { Lister, type ReadonlyIndexer } from "./lister.ts";
+import type { InformerOptions } from "./informer_options.ts";
 import type { HandlerOptions, ResourceEventHandler } from "./resource_event_handler.ts";
-import type { TransformFunc } from "./transform.ts";
-
-/** Options of {@linkcode Informer}: the reflector's options plus these. */
-export interface InformerOptions<T extends KubeObject> extends ReflectorOptions {
-  /** Applied to every object before it is cached (see {@linkcode TransformFunc}). Default: none. */
-  transform?: TransformFunc<T>;
-  /** The cache's key function. Default: `metaNamespaceKeyFunc`. */
-  keyFunc?: KeyFunc<T>;
-  /** The cache's index functions. Default: `{ namespace: namespaceIndexFunc }`. */
-  indexers?: Indexers<T>;
-  /** Per-handler queue length before coalescing (see the class docs). Default: `1000`. */
-  maxQueueLength?: number;
-  /** Metrics backend. Default: `noopMetrics`. */
-  metrics?: MetricsProvider;
-}
 
 /**
  * A shared index informer (client-go's `SharedIndexInformer`): one
@@ -59,11 +45,16 @@ export interface InformerOptions<T extends KubeObject> extends ReflectorOptions 
  * by the number of distinct objects, no object's latest state and no delete
  * is ever lost, and changes of one object stay in order; only intermediate
  * states are skipped (a controller reconciles to the latest state anyway).
+ * Objects are then delivered in the order of their oldest waiting change.
  * Dropping the oldest changes instead would lose deletes. The queue returns
- * to exact order once drained; each overflow is counted in metrics.
+ * to exact order once drained. Each overflow is counted in metrics
+ * (`handlerQueueOverflow`), except when an initial list alone exceeds the
+ * limit: its adds are of distinct objects, so coalescing loses nothing.
  *
  * Stopping: when `run()`'s signal aborts, waiting changes are dropped and
- * `run()` resolves once every handler call in progress has settled.
+ * `run()` resolves once every handler call in progress has settled (an
+ * async handler that never settles therefore delays it: give long handler
+ * work its own deadline).
  *
  * @example
  * ```ts
@@ -291,23 +282,4 @@ export class Informer<T extends KubeObject = KubeObject> {
       f(this.#metrics);
     } catch { /* metrics must never break the informer */ }
   }
-}
-
-/** An observer calling the user's observer and the current metrics, ignoring their throws. */
-function fanOut(
-  user: WatcherObserver,
-  metrics: () => WatcherObserver | undefined,
-): WatcherObserver {
-  const keys = ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const;
-  const out: Record<string, (...args: unknown[]) => void> = {};
-  for (const key of keys) {
-    out[key] = (...args: unknown[]) => {
-      for (const target of [user, metrics()]) {
-        try {
-          (target?.[key] as ((...a: unknown[]) => void) | undefined)?.apply(target, args);
-        } catch { /* observers must not break the watcher */ }
-      }
-    };
-  }
-  return out as WatcherObserver;
 }

@@ -11,7 +11,8 @@ import {
   resourceListerWatcher,
   type ResourceListerWatcherOptions,
 } from "../transport/resource_lister_watcher.ts";
-import { Informer, type InformerOptions } from "./informer.ts";
+import { Informer } from "./informer.ts";
+import type { InformerOptions } from "./informer_options.ts";
 import { waitForCacheSync } from "./wait_for_cache_sync.ts";
 
 /** Which objects an informer of a {@linkcode SharedInformerFactory} watches (its sharing key). */

@@ -133,7 +133,7 @@ export function resolveWatcherOptions(
     onError: options.onError ??
       ((err: unknown, phase: ErrorPhase) =>
         console.warn(`[${name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`)),
-    observer: options.observer ?? {},
+    observer: guardedObserver(options.observer),
     clock,
     random,
     [RESOLVED]: true,
@@ -143,4 +143,20 @@ export function resolveWatcherOptions(
 /** Checks `obj.kind` against `expected` (objects without a kind pass: list items carry none). */
 export function kindMatches(obj: KubeObject, expected: string | undefined): boolean {
   return expected === undefined || obj.kind === undefined || obj.kind === expected;
+}
+
+/** Wraps each observer callback so that a throw is ignored, as documented. */
+function guardedObserver(observer: WatcherObserver | undefined): WatcherObserver {
+  if (!observer) return {};
+  const guarded: Record<string, unknown> = {};
+  for (const name of ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const) {
+    const fn = observer[name] as ((...args: unknown[]) => void) | undefined;
+    if (typeof fn !== "function") continue;
+    guarded[name] = (...args: unknown[]) => {
+      try {
+        fn.apply(observer, args);
+      } catch { /* metrics must never break the watcher */ }
+    };
+  }
+  return guarded as WatcherObserver;
 }

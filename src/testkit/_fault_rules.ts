@@ -51,6 +51,13 @@ export class FaultRules {
     return undefined;
   }
 
+  /** True while a rule would reset a connection at request time (see `FakeApiServer.inject`). */
+  get armsRequestTimeReset(): boolean {
+    return this.#rules.some(({ rule }) =>
+      rule.fault.kind === "reset" && rule.fault.afterEvents === undefined
+    );
+  }
+
   /** Removes every rule. */
   clear(): void {
     for (const active of this.#rules) active.remaining = 0;

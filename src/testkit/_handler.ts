@@ -32,7 +32,8 @@ import type { RecordedRequest } from "./types.ts";
 export interface HandlerDeps {
   ctx: ServerContext;
   faults: FaultRules;
-  keepAlive: boolean;
+  /** Whether a connection may serve another request after the current one. */
+  keepAlive: () => boolean;
   /** The accepted bearer tokens; undefined accepts every request. */
   tokens: () => ReadonlySet<string> | undefined;
   /** Appends to the request log (assigns `seq`). */
@@ -51,6 +52,7 @@ export function handleRequest(deps: HandlerDeps, req: IncomingMessage, res: Serv
     stop.abort();
   });
   serve(deps, req, res, stop.signal).catch((err) => {
+    if (res.destroyed) return;
     if (res.headersSent) return void res.destroy();
     const message = err instanceof Error ? err.message : String(err);
     const body = JSON.stringify(

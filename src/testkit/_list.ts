@@ -201,7 +201,7 @@ async function sendBody(
       return reply.end();
     case "reset":
       reply.head(200, { "Content-Length": `${bytes.length}` });
-      reply.res.write(half, () => reply.drop());
+      reply.res.write(half, () => reply.reset());
       return;
     case "raw": {
       const raw = typeof fault.data === "string"

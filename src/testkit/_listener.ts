@@ -48,6 +48,11 @@ export class Listener {
     });
   }
 
+  /** Closes the kept-alive connections that wait for a request. */
+  closeIdleConnections(): void {
+    this.#server.closeIdleConnections();
+  }
+
   /** Stops listening and destroys every open connection; resolves once closed. */
   async stop(): Promise<void> {
     if (!this.#server.listening) {

@@ -21,13 +21,22 @@ export class Reply {
   readonly record: RecordedRequest;
   /** Pretty-print JSON bodies (curl, `?pretty=true`). */
   readonly pretty: boolean;
-  readonly #keepAlive: boolean;
+  readonly #keepAlive: () => boolean;
 
-  constructor(res: ServerResponse, record: RecordedRequest, pretty: boolean, keepAlive: boolean) {
+  /** `keepAlive()` says, when the response starts and when it ends, whether its connection may serve another request. */
+  constructor(
+    res: ServerResponse,
+    record: RecordedRequest,
+    pretty: boolean,
+    keepAlive: () => boolean,
+  ) {
     this.res = res;
     this.record = record;
     this.pretty = pretty;
     this.#keepAlive = keepAlive;
+    res.once("finish", () => {
+      if (!this.#keepAlive()) res.socket?.destroy();
+    });
   }
 
   /** True once the client went away or the response ended. */
@@ -91,7 +100,7 @@ export class Reply {
       "Content-Type": "application/json",
       ...headers,
     };
-    if (!this.#keepAlive) all["Connection"] = "close";
+    if (!this.#keepAlive()) all["Connection"] = "close";
     this.res.writeHead(code, all);
     this.res.flushHeaders();
   }
@@ -99,15 +108,6 @@ export class Reply {
   /** Ends the body cleanly (for chunked bodies: the terminating chunk). */
   end(): void {
     if (!this.finished) this.res.end();
-  }
-
-  /**
-   * Closes the connection (FIN) without finishing the body: the client
-   * reads what was sent, then fails on the incomplete body. (A reset
-   * could make the client's kernel discard bytes it has not read yet.)
-   */
-  drop(): void {
-    (this.res.socket ?? this.res).destroy();
   }
 
   /** Drops the connection abruptly: a TCP reset where the runtime supports it. */

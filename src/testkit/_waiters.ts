@@ -69,3 +69,17 @@ export class Waiters {
     for (const pending of [...this.#pending]) pending.fail(reason);
   }
 }
+
+/** Resolves after `ms`, or at once when `signal` aborts; leaves no timer behind. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done);
+  });
+}

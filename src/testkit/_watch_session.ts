@@ -151,7 +151,7 @@ export class WatchSession {
         return;
       case "reset":
         this.#cleanup();
-        return this.#o.reply.drop();
+        return this.#o.reply.reset();
     }
   }
 

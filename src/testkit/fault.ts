@@ -15,81 +15,156 @@
  * Answer with an HTTP error at request time. The body defaults to the
  * JSON `Status` the real server sends for that code (410 `Expired`, 429
  * `TooManyRequests` with `details.retryAfterSeconds`, 500 `InternalError`,
- * 503 `ServiceUnavailable`, 504 `Timeout`...); `"html"` is a proxy's error
- * page (`text/html`), `"text"` a plain-text line like the API server's
- * priority-and-fairness filter sends with 429, `"empty"` nothing.
- * `retryAfterSeconds` sets the `Retry-After` header (429 defaults to 1).
+ * 503 `ServiceUnavailable`, 504 `Timeout`...).
+ *
+ * @example
+ * ```ts
+ * import type { StatusFault } from "./fault.ts";
+ * const proxyDown: StatusFault = { kind: "status", code: 503, body: "html" };
+ * ```
  */
 export interface StatusFault {
+  /** Selects this fault. */
   kind: "status";
+  /** The HTTP status code. */
   code: number;
+  /** Sets the `Retry-After` header (and `details.retryAfterSeconds`). Default: 1 for 429, else none. */
   retryAfterSeconds?: number;
+  /**
+   * `"status"`: the JSON Status; `"html"`: a proxy's error page
+   * (`text/html`); `"text"`: a plain-text line, as the API server's
+   * priority-and-fairness filter sends with 429; `"empty"`: nothing.
+   * Default: `"status"`.
+   */
   body?: "status" | "html" | "empty" | "text";
   /** Replaces the default message. */
   message?: string;
 }
 
-/** Watch: send `afterEvents` events (default 0: a short watch), then end the response cleanly. */
+/**
+ * Watch: send `afterEvents` events, then end the response cleanly (with
+ * `afterEvents: 0`, a short watch). List: half the body, then a clean end.
+ *
+ * @example
+ * ```ts
+ * import type { CloseFault } from "./fault.ts";
+ * const shortWatch: CloseFault = { kind: "close" };
+ * ```
+ */
 export interface CloseFault {
+  /** Selects this fault. */
   kind: "close";
+  /** Events sent first. Default: `0`. */
   afterEvents?: number;
 }
 
-/** Send the headers (and `afterEvents` events), then nothing, never ending until the client or `close()` does. */
+/**
+ * Send the headers (and `afterEvents` events; for a list, half the body),
+ * then nothing, never ending, until the client gives up or the server
+ * closes: a half-open connection as the client sees it.
+ *
+ * @example
+ * ```ts
+ * import type { StallFault } from "./fault.ts";
+ * const silent: StallFault = { kind: "stall", afterEvents: 2 };
+ * ```
+ */
 export interface StallFault {
+  /** Selects this fault. */
   kind: "stall";
+  /** Events sent first. Default: `0`. */
   afterEvents?: number;
 }
 
-/** Watch: after `afterEvents` events (default 0), send an ERROR event carrying the Status for `code`, then end. */
+/**
+ * Watch: after `afterEvents` events, send an ERROR event carrying the
+ * Status for `code`, then end. Other requests: answered like a
+ * {@linkcode StatusFault} with that code.
+ *
+ * @example
+ * ```ts
+ * import type { ErrorEventFault } from "./fault.ts";
+ * const gone: ErrorEventFault = { kind: "error-event", code: 410, afterEvents: 3 };
+ * ```
+ */
 export interface ErrorEventFault {
+  /** Selects this fault. */
   kind: "error-event";
+  /** The Status code (410: `Expired`, "The resourceVersion for the provided watch is too old."). */
   code: number;
+  /** Events sent first. Default: `0`. */
   afterEvents?: number;
   /** Replaces the Status message. */
   message?: string;
 }
 
 /**
- * Watch: after `afterEvents` events (default 0), write these bytes as they
- * are (garbage, a truncated line, an HTML page, an event of the wrong kind),
- * then go on with the stream (`then: "continue"`, the default) or end it
- * (`"close"`). List: answer 200 with these bytes as the body.
+ * Watch: after `afterEvents` events, write these bytes as they are
+ * (garbage, a truncated line, an HTML page, an event of the wrong kind),
+ * then go on with the stream or end it. List: answer 200 with these bytes
+ * as the body.
+ *
+ * @example
+ * ```ts
+ * import type { RawFault } from "./fault.ts";
+ * const truncated: RawFault = { kind: "raw", data: '{"type":"ADDED","obj', then: "close" };
+ * ```
  */
 export interface RawFault {
+  /** Selects this fault. */
   kind: "raw";
+  /** The bytes (a string is written as UTF-8). */
   data: string | Uint8Array;
+  /** Events sent first. Default: `0`. */
   afterEvents?: number;
+  /** Go on with the stream, or end it. Default: `"continue"`. */
   then?: "continue" | "close";
 }
 
 /**
  * Write this response's body (watch or list) in chunks of `chunkSize`
  * bytes, splitting anywhere (inside multi-byte UTF-8 characters too), each
- * chunk flushed on its own before the next. `"random"` draws sizes from 1
- * to `maxChunkSize` (default 64) with a PRNG seeded by `seed` (default 1).
+ * chunk flushed on its own, with a turn of the event loop before the next.
+ *
+ * @example
+ * ```ts
+ * import type { ChunkedFault } from "./fault.ts";
+ * const bytewise: ChunkedFault = { kind: "chunked", chunkSize: 1 };
+ * const jagged: ChunkedFault = { kind: "chunked", chunkSize: "random", seed: 42, maxChunkSize: 7 };
+ * ```
  */
 export interface ChunkedFault {
+  /** Selects this fault. */
   kind: "chunked";
+  /** Bytes per chunk, or `"random"`: sizes from 1 to `maxChunkSize`. */
   chunkSize: number | "random";
+  /** Seed of the random sizes (the same seed, the same sizes). Default: `1`. */
   seed?: number;
+  /** Largest random size. Default: `64`. */
   maxChunkSize?: number;
 }
 
 /**
- * Drop the connection: at request time when `afterEvents` is absent (a
- * TCP reset), else once that many watch events (for a list: half the
- * body) have reached the socket, by closing it without finishing the body
- * (so the client reads those events, then fails on the incomplete body; a
- * reset there could make the client's kernel discard them unread).
+ * Reset the connection (TCP RST): at request time when `afterEvents` is
+ * absent, else once that many watch events (for a list: half the body)
+ * have reached the socket.
  *
- * A request-time reset on a reused keep-alive connection may be retried by
- * the client's fetch without telling its caller (Deno's fetch does this
- * once; Node's does not). Start the server with `keepAlive: false`, or use
- * `afterEvents: 0`, to make every client see the reset.
+ * A fetch that finds a reused keep-alive connection closed before any
+ * answer may send the request again on a new connection without telling
+ * its caller (Deno's fetch does). So while a request-time reset rule is
+ * armed, the server makes every connection serve one request only: the
+ * reset always meets a new connection, and every client sees it.
+ *
+ * @example
+ * ```ts
+ * import type { ResetFault } from "./fault.ts";
+ * const refusedMidWatch: ResetFault = { kind: "reset", afterEvents: 5 };
+ * ```
  */
 export interface ResetFault {
+  /** Selects this fault. */
   kind: "reset";
+  /** Events sent first; absent: reset at request time. */
   afterEvents?: number;
 }
 
@@ -112,7 +187,15 @@ export type Fault =
   | ChunkedFault
   | ResetFault;
 
-/** The requests a rule applies to. */
+/**
+ * The requests a rule applies to (`"any"`: all).
+ *
+ * @example
+ * ```ts
+ * import type { FaultVerb } from "./fault.ts";
+ * const verb: FaultVerb = "watch";
+ * ```
+ */
 export type FaultVerb = "list" | "watch" | "get" | "create" | "update" | "delete" | "any";
 
 /**
@@ -135,6 +218,7 @@ export interface FaultRule {
   namespace?: string;
   /** How many requests get the fault; default 1, `Infinity` allowed. */
   times?: number;
+  /** What those requests get. */
   fault: Fault;
 }
 
@@ -152,6 +236,7 @@ export interface FaultRule {
  * ```
  */
 export interface InjectedFault {
+  /** The rule as injected. */
   readonly rule: Readonly<FaultRule>;
   /** Requests that got the fault so far. */
   readonly fired: number;

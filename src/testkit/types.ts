@@ -42,10 +42,13 @@ export interface ResourceDefinition {
  * ```
  */
 export interface ObjectRef {
+  /** `"v1"`, `"apps/v1"`... */
   apiVersion: string;
+  /** `"ConfigMap"`... */
   kind: string;
   /** Required for namespaced kinds, ignored for cluster-scoped ones. */
   namespace?: string;
+  /** The object's name. */
   name: string;
 }
 
@@ -67,7 +70,16 @@ export interface ObjectsQuery {
   namespace?: string;
 }
 
-/** What a request asked for, as the API server's request-info resolver names it. */
+/**
+ * What a request asked for, as the API server's request-info resolver
+ * names it (`"unknown"`: anything else, such as a path outside the API).
+ *
+ * @example
+ * ```ts
+ * import type { RequestVerb } from "./types.ts";
+ * const verb: RequestVerb = "list";
+ * ```
+ */
 export type RequestVerb = "list" | "watch" | "get" | "create" | "update" | "delete" | "unknown";
 
 /**
@@ -82,15 +94,21 @@ export type RequestVerb = "list" | "watch" | "get" | "create" | "update" | "dele
 export interface RecordedRequest {
   /** Arrival number since the server started (1, 2, ...); `clearRequests` does not reset it. */
   seq: number;
+  /** `"GET"`, `"POST"`... */
   method: string;
   /** Path without the query, such as `"/api/v1/namespaces/fx/configmaps"`. */
   path: string;
+  /** The query parameters. */
   query: URLSearchParams;
+  /** What the request asked for. */
   verb: RequestVerb;
   /** Plural resource name, when the path names a known resource. */
   resource?: string;
+  /** The API group (`""` for the core group), when the path names one. */
   group?: string;
+  /** The namespace in the path. */
   namespace?: string;
+  /** The object name in the path. */
   name?: string;
   /** The `Authorization` header as sent. */
   authorization?: string;

@@ -172,3 +172,30 @@ test("a registration's waitForSync rejects when it is removed before syncing", a
   ac.abort(new Error("stop"));
   await assert.rejects(informer.addEventHandler({}).waitForSync({ signal: ac.signal }), /stop/);
 });
+
+test("an initial list longer than the queue limit arrives whole and in order, not counted as overflow", async () => {
+  const lw = new FakeListerWatcher(["a", "b", "c", "d", "e"].map((n) => obj(n)));
+  let overflows = 0;
+  const metrics: MetricsProvider = {
+    reflector: () => ({ handlerQueueOverflow: () => void overflows++, dispose() {} }),
+  };
+  const informer = new Informer(lw, { ...FAST, metrics, onError: () => {}, maxQueueLength: 2 });
+  const rec = new Recorder();
+  const reg = informer.addEventHandler(rec);
+  const ac = new AbortController();
+  const done = informer.run({ signal: ac.signal });
+  try {
+    await reg.waitForSync({ signal: AbortSignal.timeout(3000) });
+    assert.deepEqual(rec.events.map((e) => e.split("@")[0]), [
+      "add ns/a",
+      "add ns/b",
+      "add ns/c",
+      "add ns/d",
+      "add ns/e",
+    ]);
+    assert.equal(overflows, 0);
+  } finally {
+    ac.abort();
+    await done;
+  }
+});

@@ -246,3 +246,16 @@ test("newNamespaceKeyedIndexerAndReflector fills a namespace-indexed store", asy
     await done;
   });
 });
+
+test("a throwing observer never breaks the reflector", async () => {
+  const boom = () => {
+    throw new Error("observer bug");
+  };
+  await withReflector({
+    reflector: { observer: { listDone: boom, watchStart: boom, event: boom, watchEnd: boom, relist: boom } },
+  }, async ({ server, store, reflector }) => {
+    await reflector.synced;
+    server.create(configMap("seen"));
+    await eventually(() => storeEqualsServer(store, server), "store = server");
+  });
+});

@@ -15,7 +15,7 @@ export const CURL = { "User-Agent": "curl/7.88.1" };
 /** Runs `fn` with a fresh server, closing it whatever happens. */
 export async function withServer(
   options: FakeApiServerOptions,
-  fn: (server: FakeApiServer) => Promise<void>,
+  fn: (server: FakeApiServer) => void | Promise<void>,
 ): Promise<void> {
   const server = await FakeApiServer.start(options);
   try {
@@ -26,7 +26,11 @@ export async function withServer(
 }
 
 /** A ConfigMap. */
-export function configMap(name: string, namespace = "fx", extra: Partial<KubeObject> = {}): KubeObject {
+export function configMap(
+  name: string,
+  namespace = "fx",
+  extra: Partial<KubeObject> = {},
+): KubeObject {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace }, ...extra };
 }
 

@@ -8,20 +8,34 @@ import { configMap, LineReader, withServer } from "./_helpers.ts";
 const FX = "/api/v1/namespaces/fx/configmaps";
 
 test("objects get uid, creationTimestamp and one global increasing resourceVersion", async () => {
-  await withServer({ startResourceVersion: 100 }, async (server) => {
+  await withServer({ startResourceVersion: 100 }, (server) => {
     const a = server.create(configMap("a", "fx", { data: { k: "1" } }));
-    const ns = server.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "fx", namespace: "ignored" } });
-    const d = server.create({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d", namespace: "fx" } });
+    const ns = server.create({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "fx", namespace: "ignored" },
+    });
+    const d = server.create({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d", namespace: "fx" },
+    });
     assert.deepEqual([a, ns, d].map((o) => o.metadata.resourceVersion), ["101", "102", "103"]);
     assert.match(a.metadata.uid!, /^[0-9a-f-]{36}$/);
     assert.match(a.metadata.creationTimestamp!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     assert.equal(ns.metadata.namespace, undefined, "cluster-scoped");
     assert.deepEqual(Object.keys(a), ["kind", "apiVersion", "metadata", "data"]);
-    assert.throws(() => server.create(configMap("a")), (err: unknown) => err instanceof KubeStatusError && err.code === 409);
+    assert.throws(
+      () => server.create(configMap("a")),
+      (err: unknown) => err instanceof KubeStatusError && err.code === 409,
+    );
     const b = server.update({ ...a, data: { k: "2" } });
     assert.equal(b.metadata.uid, a.metadata.uid);
     assert.equal(b.metadata.resourceVersion, "104");
-    assert.throws(() => server.update(a), (err: unknown) => err instanceof KubeStatusError && err.reason === "Conflict");
+    assert.throws(
+      () => server.update(a),
+      (err: unknown) => err instanceof KubeStatusError && err.reason === "Conflict",
+    );
     const c = server.upsert({ ...a, data: { k: "3" } });
     assert.equal(c.metadata.resourceVersion, "105");
     const gone = server.delete(c);
@@ -29,9 +43,16 @@ test("objects get uid, creationTimestamp and one global increasing resourceVersi
     assert.deepEqual(gone.data, { k: "3" });
     assert.equal(server.get(c), undefined);
     assert.equal(server.resourceVersion, "106");
-    assert.deepEqual(server.objects({ resource: "deployments" }).map((o) => o.metadata.name), ["d"]);
-    assert.throws(() => server.create({ apiVersion: "v9", kind: "Nope", metadata: { name: "x" } }), TypeError);
-    const generated = server.create(configMap("", "fx", { metadata: { generateName: "gen-", namespace: "fx" } }));
+    assert.deepEqual(server.objects({ resource: "deployments" }).map((o) => o.metadata.name), [
+      "d",
+    ]);
+    assert.throws(
+      () => server.create({ apiVersion: "v9", kind: "Nope", metadata: { name: "x" } }),
+      TypeError,
+    );
+    const generated = server.create(
+      configMap("", "fx", { metadata: { generateName: "gen-", namespace: "fx" } }),
+    );
     assert.match(generated.metadata.name!, /^gen-[a-z0-9]{5}$/);
   });
 });
@@ -39,7 +60,10 @@ test("objects get uid, creationTimestamp and one global increasing resourceVersi
 test("HTTP create, get, update and delete answer like the real server", async () => {
   await withServer({}, async (server) => {
     const send = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, body: await res.json() };
     };
     const created = await send("POST", FX, configMap("a", "fx", { data: { k: "1" } }));
@@ -67,8 +91,18 @@ test("HTTP create, get, update and delete answer like the real server", async ()
 
 test("custom resources are served under /apis/GROUP/VERSION once added", async () => {
   await withServer({}, async (server) => {
-    server.addResource({ group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true });
-    server.create({ apiVersion: "example.com/v1", kind: "Widget", metadata: { name: "w", namespace: "fx" } });
+    server.addResource({
+      group: "example.com",
+      version: "v1",
+      resource: "widgets",
+      kind: "Widget",
+      namespaced: true,
+    });
+    server.create({
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w", namespace: "fx" },
+    });
     const res = await fetch(`${server.url}/apis/example.com/v1/widgets`);
     const list = await res.json();
     assert.equal(list.kind, "WidgetList");
@@ -80,7 +114,9 @@ test("custom resources are served under /apis/GROUP/VERSION once added", async (
 test("tokens gate every request and setTokens rotates them; the log records the header", async () => {
   await withServer({ tokens: ["one"] }, async (server) => {
     const get = async (token: string) => {
-      const res = await fetch(`${server.url}${FX}`, { headers: { Authorization: `Bearer ${token}` } });
+      const res = await fetch(`${server.url}${FX}`, {
+        headers: { Authorization: `Bearer ${token}` },
+      });
       await res.body?.cancel();
       return res.status;
     };
@@ -88,7 +124,11 @@ test("tokens gate every request and setTokens rotates them; the log records the 
     server.setTokens(["two"]);
     assert.equal(await get("one"), 401);
     assert.equal(await get("two"), 200);
-    assert.deepEqual(server.requests.map((r) => r.authorization), ["Bearer one", "Bearer one", "Bearer two"]);
+    assert.deepEqual(server.requests.map((r) => r.authorization), [
+      "Bearer one",
+      "Bearer one",
+      "Bearer two",
+    ]);
     assert.deepEqual(server.requests.map((r) => r.status), [200, 401, 200]);
   });
 });
@@ -157,6 +197,10 @@ test("goDown refuses connections and comeUp listens on the same port; refuseConn
 test("close stops watches, stalled responses, delayed lists, outage timers and waits at once", async () => {
   const server = await FakeApiServer.start({ tooLargeDelayMs: 60_000 });
   const watch = await fetch(`${server.url}${FX}?watch=1`);
+  server.create(configMap("big", "fx", { data: { k: "x".repeat(100_000) } }));
+  server.inject({ verb: "watch", fault: { kind: "chunked", chunkSize: 10 } });
+  const chunking = new LineReader(await fetch(`${server.url}${FX}?watch=1`));
+  await server.waitForWatch({ count: 2 });
   server.inject({ verb: "list", fault: { kind: "stall" } });
   const stalled = await fetch(`${server.url}${FX}`);
   const delayed = fetch(`${server.url}${FX}?resourceVersion=999`).then((r) => r.text(), (e) => e);
@@ -169,6 +213,8 @@ test("close stops watches, stalled responses, delayed lists, outage timers and w
   assert.ok((await delayed) instanceof TypeError, "the delayed list is cut");
   await assert.rejects(watch.text(), TypeError);
   await assert.rejects(stalled.text(), TypeError);
+  await assert.rejects(chunking.next(), TypeError, "cut mid-event");
+  await chunking.cancel();
   assert.ok(Date.now() - started < 1_000);
 
   const other = await FakeApiServer.start();

@@ -8,7 +8,12 @@ const WATCH = `${FX}?watch=1&resourceVersion=0`;
 
 test("status faults answer the real server's Status with Retry-After, then stop after `times`", async () => {
   await withServer({}, async (server) => {
-    const rule = server.inject({ verb: "list", resource: "configmaps", times: 2, fault: { kind: "status", code: 429 } });
+    const rule = server.inject({
+      verb: "list",
+      resource: "configmaps",
+      times: 2,
+      fault: { kind: "status", code: 429 },
+    });
     for (let i = 0; i < 2; i++) {
       const res = await fetch(`${server.url}${FX}`);
       assert.equal(res.status, 429);
@@ -23,7 +28,13 @@ test("status faults answer the real server's Status with Retry-After, then stop 
     await ok.body?.cancel();
     assert.equal(ok.status, 200);
 
-    const expected: [number, string][] = [[410, "Expired"], [500, "InternalError"], [503, "ServiceUnavailable"], [504, "Timeout"], [403, "Forbidden"]];
+    const expected: [number, string][] = [
+      [410, "Expired"],
+      [500, "InternalError"],
+      [503, "ServiceUnavailable"],
+      [504, "Timeout"],
+      [403, "Forbidden"],
+    ];
     for (const [code, reason] of expected) {
       server.inject({ verb: "watch", fault: { kind: "status", code, retryAfterSeconds: 3 } });
       const res = await fetch(`${server.url}${WATCH}`);
@@ -55,7 +66,11 @@ test("status faults can answer an HTML page, plain text or nothing, like proxies
 test("rules match verb, resource and namespace in order; cancel removes one", async () => {
   await withServer({}, async (server) => {
     const secrets = server.inject({ resource: "secrets", fault: { kind: "status", code: 500 } });
-    const other = server.inject({ verb: "list", namespace: "other", fault: { kind: "status", code: 503 } });
+    const other = server.inject({
+      verb: "list",
+      namespace: "other",
+      fault: { kind: "status", code: 503 },
+    });
     const watch = server.inject({ verb: "watch", fault: { kind: "status", code: 504 } });
     const res = await fetch(`${server.url}${FX}`);
     await res.body?.cancel();
@@ -92,7 +107,10 @@ test("stall sends headers and N events, then nothing until the client gives up",
     assert.equal((await reader.event()).type, "ADDED");
     server.create(configMap("b"));
     const next = reader.next();
-    const silence = await Promise.race([next.then(() => "data"), new Promise((r) => setTimeout(r, 1_200, "silence"))]);
+    const silence = await Promise.race([
+      next.then(() => "data"),
+      new Promise((r) => setTimeout(r, 1_200, "silence")),
+    ]);
     assert.equal(silence, "silence", "not even the timeout ends a stalled watch");
     await reader.cancel();
     await next.catch(() => {});
@@ -139,7 +157,10 @@ test("error-event sends an ERROR event with the Status for its code after N even
 test("raw writes bytes into the stream, then continues or closes", async () => {
   await withServer({}, async (server) => {
     server.create(configMap("a"));
-    server.inject({ verb: "watch", fault: { kind: "raw", data: "<html>oops</html>\n", afterEvents: 1 } });
+    server.inject({
+      verb: "watch",
+      fault: { kind: "raw", data: "<html>oops</html>\n", afterEvents: 1 },
+    });
     const res = await fetch(`${server.url}${WATCH}`);
     const reader = new LineReader(res);
     try {
@@ -150,7 +171,10 @@ test("raw writes bytes into the stream, then continues or closes", async () => {
     } finally {
       await reader.cancel();
     }
-    server.inject({ verb: "watch", fault: { kind: "raw", data: '{"type":"ADDED","obj', then: "close" } });
+    server.inject({
+      verb: "watch",
+      fault: { kind: "raw", data: '{"type":"ADDED","obj', then: "close" },
+    });
     assert.equal(await (await fetch(`${server.url}${WATCH}`)).text(), '{"type":"ADDED","obj');
     server.inject({ verb: "list", fault: { kind: "raw", data: "not json" } });
     assert.equal(await (await fetch(`${server.url}${FX}`)).text(), "not json");
@@ -177,25 +201,41 @@ test("chunked writes the body in separately flushed chunks, split inside UTF-8 c
     assert.ok(chunks.length > text.length / 12, `arrived in ${chunks.length} reads`);
     assert.ok(chunks.every((c) => c.length <= 12), "no coalescing into big reads");
 
-    server.inject({ verb: "list", fault: { kind: "chunked", chunkSize: "random", seed: 7, maxChunkSize: 5 } });
+    server.inject({
+      verb: "list",
+      fault: { kind: "chunked", chunkSize: "random", seed: 7, maxChunkSize: 5 },
+    });
     const list = await fetch(`${server.url}${FX}`);
     assert.equal(list.headers.get("content-length"), null);
     assert.equal((await list.json()).items[0].data.unicode, unicode);
   });
 });
 
-test("reset drops the connection at request time or after N watch events", async () => {
-  await withServer({ keepAlive: false }, async (server) => {
+test("reset drops the connection at request time, even one kept alive, or after N watch events", async () => {
+  await withServer({}, async (server) => {
     server.create(configMap("a"));
-    server.inject({ verb: "list", fault: { kind: "reset" } });
+    const warm = await fetch(`${server.url}${FX}`);
+    await warm.body?.cancel();
+    const rule = server.inject({ verb: "list", fault: { kind: "reset" } });
     await assert.rejects(fetch(`${server.url}${FX}`), TypeError);
+    assert.equal(rule.fired, 1);
+    const after = await fetch(`${server.url}${FX}`);
+    await after.body?.cancel();
+    assert.equal(after.status, 200, "one reset, no retry swallowed it");
+
     server.inject({ verb: "watch", fault: { kind: "reset", afterEvents: 1 } });
     const res = await fetch(`${server.url}${WATCH}`);
     const reader = new LineReader(res);
     assert.equal((await reader.event()).type, "ADDED");
     await assert.rejects(reader.next(), TypeError);
     await reader.cancel();
+    server.inject({ verb: "list", fault: { kind: "reset", afterEvents: 0 } });
+    await assert.rejects(
+      (await fetch(`${server.url}${FX}`)).text(),
+      TypeError,
+      "half a list, then a reset",
+    );
     const log = server.requests.map((r) => `${r.verb} ${r.status}`);
-    assert.deepEqual(log, ["list undefined", "watch 200"]);
+    assert.deepEqual(log, ["list 200", "list undefined", "list 200", "watch 200", "list 200"]);
   });
 });

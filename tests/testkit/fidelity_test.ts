@@ -45,7 +45,11 @@ test("fake API server streams watch events exactly like watch-events.http", asyn
     server.delete(cm2);
     server.create(added);
     const lines = await bodyLines(res);
-    assert.deepEqual(lines, recorded.slice(0, 4), "MODIFIED, DELETED, ADDED, then a BOOKMARK at the timeout");
+    assert.deepEqual(
+      lines,
+      recorded.slice(0, 4),
+      "MODIFIED, DELETED, ADDED, then a BOOKMARK at the timeout",
+    );
   });
 });
 
@@ -82,7 +86,8 @@ test("fake API server answers an expired continue token like list-continue-expir
 
 test("fake API server rejects a streaming list like watchlist-unsupported-1.20.http", async () => {
   await withServer({}, async (server) => {
-    const query = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
+    const query =
+      "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
     const res = await fetch(`${server.url}${FX}?${query}`, { headers: CURL });
     await assertFixture(res, "watchlist-unsupported-1.20.http");
   });

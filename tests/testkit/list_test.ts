@@ -19,17 +19,22 @@ test("list returns the current objects sorted by namespace and name at the curre
     server.create(configMap("z", "ns1"));
     server.create(configMap("a", "ns2"));
     for (const rv of ["", "0", "2"]) {
-      const { status, headers, body } = await getJson(`${server.url}/api/v1/configmaps?resourceVersion=${rv}`);
+      const { status, headers, body } = await getJson(
+        `${server.url}/api/v1/configmaps?resourceVersion=${rv}`,
+      );
       assert.equal(status, 200);
       assert.equal(headers.get("content-type"), "application/json");
       assert.equal(body.kind, "ConfigMapList");
       assert.equal(body.apiVersion, "v1");
       assert.deepEqual(body.metadata, { resourceVersion: "4" });
-      assert.deepEqual(body.items.map((i: { metadata: { namespace: string } }) => i.metadata.namespace), [
-        "ns1",
-        "ns2",
-        "ns2",
-      ]);
+      assert.deepEqual(
+        body.items.map((i: { metadata: { namespace: string } }) => i.metadata.namespace),
+        [
+          "ns1",
+          "ns2",
+          "ns2",
+        ],
+      );
       assert.deepEqual(names(body), ["z", "a", "b"]);
     }
   });
@@ -54,11 +59,13 @@ test("list pages come from one snapshot taken at the first page", async () => {
     assert.equal(page1.metadata.remainingItemCount, 3);
     server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "d" });
     server.create(configMap("c2"));
-    const page2 = (await getJson(`${server.url}${FX}?limit=2&continue=${page1.metadata.continue}`)).body;
+    const page2 =
+      (await getJson(`${server.url}${FX}?limit=2&continue=${page1.metadata.continue}`)).body;
     assert.deepEqual(names(page2), ["c", "d"], "no c2, d still there");
     assert.equal(page2.metadata.resourceVersion, "6");
     assert.equal(page2.metadata.remainingItemCount, 1);
-    const page3 = (await getJson(`${server.url}${FX}?limit=2&continue=${page2.metadata.continue}`)).body;
+    const page3 =
+      (await getJson(`${server.url}${FX}?limit=2&continue=${page2.metadata.continue}`)).body;
     assert.deepEqual(names(page3), ["e"]);
     assert.deepEqual(page3.metadata, { resourceVersion: "6" }, "the last page has no continue");
     const token = JSON.parse(atob(page1.metadata.continue.replace(/-/g, "+").replace(/_/g, "/")));
@@ -76,7 +83,11 @@ test("continue tokens expire after continueTtlMs and then answer 410 with an inc
     assert.equal(expired.body.reason, "Expired");
     server.create(configMap("b2"));
     const rest = await getJson(`${server.url}${FX}?continue=${expired.body.metadata.continue}`);
-    assert.deepEqual(names(rest.body), ["b", "b2", "c"], "the inconsistent token continues from now");
+    assert.deepEqual(
+      names(rest.body),
+      ["b", "b2", "c"],
+      "the inconsistent token continues from now",
+    );
   });
 });
 
@@ -88,10 +99,15 @@ test("a list at an older resourceVersion with limit shows that version, and 410 
     const old = (await getJson(`${server.url}${FX}?resourceVersion=2&limit=10`)).body;
     assert.deepEqual(old.metadata, { resourceVersion: "2" });
     assert.deepEqual(old.items.map((i: { data: unknown }) => i.data), [{ v: "1" }]);
-    const exact = (await getJson(`${server.url}${FX}?resourceVersion=3&resourceVersionMatch=Exact`)).body;
+    const exact =
+      (await getJson(`${server.url}${FX}?resourceVersion=3&resourceVersionMatch=Exact`)).body;
     assert.deepEqual(names(exact), ["a"]);
     const cached = (await getJson(`${server.url}${FX}?resourceVersion=2`)).body;
-    assert.deepEqual(cached.metadata, { resourceVersion: "4" }, "no limit: from the cache, not older");
+    assert.deepEqual(
+      cached.metadata,
+      { resourceVersion: "4" },
+      "no limit: from the cache, not older",
+    );
     server.compact();
     const gone = await getJson(`${server.url}${FX}?resourceVersion=2&limit=10`);
     assert.equal(gone.status, 410);
@@ -113,10 +129,20 @@ test("a list at a future resourceVersion waits for it and succeeds when it arriv
 
 test("label and field selectors filter lists and drop remainingItemCount", async () => {
   await withServer({}, async (server) => {
-    server.create(configMap("a", "fx", { metadata: { name: "a", namespace: "fx", labels: { app: "x", tier: "1" } } }));
-    server.create(configMap("b", "fx", { metadata: { name: "b", namespace: "fx", labels: { app: "y" } } }));
+    server.create(
+      configMap("a", "fx", {
+        metadata: { name: "a", namespace: "fx", labels: { app: "x", tier: "1" } },
+      }),
+    );
+    server.create(
+      configMap("b", "fx", { metadata: { name: "b", namespace: "fx", labels: { app: "y" } } }),
+    );
     server.create(configMap("c", "fx", { metadata: { name: "c", namespace: "fx" } }));
-    server.create(configMap("d", "other", { metadata: { name: "d", namespace: "other", labels: { app: "x" } } }));
+    server.create(
+      configMap("d", "other", {
+        metadata: { name: "d", namespace: "other", labels: { app: "x" } },
+      }),
+    );
     const cases: [string, string[]][] = [
       ["labelSelector=app%3Dx", ["a"]],
       ["labelSelector=app%3D%3Dy", ["b"]],
@@ -138,7 +164,9 @@ test("label and field selectors filter lists and drop remainingItemCount", async
     assert.deepEqual(names(page), ["a"]);
     assert.ok(page.metadata.continue);
     assert.equal(page.metadata.remainingItemCount, undefined);
-    const next = (await getJson(`${server.url}${FX}?labelSelector=app&limit=1&continue=${page.metadata.continue}`)).body;
+    const next = (await getJson(
+      `${server.url}${FX}?labelSelector=app&limit=1&continue=${page.metadata.continue}`,
+    )).body;
     assert.deepEqual(names(next), ["b"]);
     const bad = await getJson(`${server.url}${FX}?fieldSelector=spec.foo%3D1`);
     assert.equal(bad.status, 400);
@@ -150,9 +178,14 @@ test("list rejects a resourceVersion with continue, and answers metadata-only wh
   await withServer({}, async (server) => {
     for (const n of ["a", "b"]) server.create(configMap(n, "fx", { data: { big: "x" } }));
     const page = (await getJson(`${server.url}${FX}?limit=1`)).body;
-    const both = await getJson(`${server.url}${FX}?limit=1&resourceVersion=2&continue=${page.metadata.continue}`);
+    const both = await getJson(
+      `${server.url}${FX}?limit=1&resourceVersion=2&continue=${page.metadata.continue}`,
+    );
     assert.equal(both.status, 400);
-    assert.equal(both.body.message, "specifying resource version is not allowed when using continue");
+    assert.equal(
+      both.body.message,
+      "specifying resource version is not allowed when using continue",
+    );
     const accept = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
     const meta = (await getJson(`${server.url}${FX}`, { headers: { Accept: accept } })).body;
     assert.equal(meta.kind, "PartialObjectMetadataList");

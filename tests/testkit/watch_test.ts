@@ -4,9 +4,15 @@ import { test } from "../_test.ts";
 import { bodyLines, configMap, LineReader, withServer } from "./_helpers.ts";
 
 const FX = "/api/v1/namespaces/fx/configmaps";
-const ref = (name: string, namespace = "fx") => ({ apiVersion: "v1", kind: "ConfigMap", namespace, name });
-const summary = (e: { type: string; object: { metadata: { name?: string; resourceVersion?: string } } }) =>
-  `${e.type} ${e.object.metadata.name ?? ""}@${e.object.metadata.resourceVersion}`;
+const ref = (name: string, namespace = "fx") => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  namespace,
+  name,
+});
+const summary = (
+  e: { type: string; object: { metadata: { name?: string; resourceVersion?: string } } },
+) => `${e.type} ${e.object.metadata.name ?? ""}@${e.object.metadata.resourceVersion}`;
 
 test("watch from resourceVersion 0 sends ADDED for each object, then every live change as it happens", async () => {
   await withServer({}, async (server) => {
@@ -77,7 +83,9 @@ test("watch ends cleanly at timeoutSeconds, or maxWatchMs, with a last bookmark 
   await withServer({ maxWatchMs: 60 }, async (server) => {
     server.create(configMap("a"));
     const started = Date.now();
-    const res = await fetch(`${server.url}${FX}?watch=1&resourceVersion=2&allowWatchBookmarks=true&timeoutSeconds=300`);
+    const res = await fetch(
+      `${server.url}${FX}?watch=1&resourceVersion=2&allowWatchBookmarks=true&timeoutSeconds=300`,
+    );
     const lines = await bodyLines(res);
     assert.ok(Date.now() - started < 2_000, "maxWatchMs capped the 300 s asked for");
     assert.deepEqual(lines, [
@@ -107,7 +115,11 @@ test("watch sends periodic bookmarks every bookmarkIntervalMs", async () => {
       event = await reader.event();
       assert.deepEqual(event, {
         type: "BOOKMARK",
-        object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: "2", creationTimestamp: null } },
+        object: {
+          kind: "ConfigMap",
+          apiVersion: "v1",
+          metadata: { resourceVersion: "2", creationTimestamp: null },
+        },
       });
     } finally {
       await reader.cancel();
@@ -129,7 +141,11 @@ test("watch with a label selector turns a change out of the selector into DELETE
       server.update(labeled("a", "z", { k: "new" }));
       const gone = await reader.event();
       assert.equal(summary(gone), "DELETED a@5", "b's change is not seen; a left the selector");
-      assert.deepEqual(gone.object.data, { k: "old" }, "the previous content, at the new resourceVersion");
+      assert.deepEqual(
+        gone.object.data,
+        { k: "old" },
+        "the previous content, at the new resourceVersion",
+      );
       server.update(labeled("b", "x"));
       assert.equal(summary(await reader.event()), "ADDED b@6");
       server.delete(ref("a"));
@@ -143,7 +159,8 @@ test("watch with a label selector turns a change out of the selector into DELETE
 });
 
 test("streaming list sends ADDED events, then the initial-events-end bookmark, then live events", async () => {
-  const query = "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
+  const query =
+    "watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
   await withServer({ streamingList: true }, async (server) => {
     server.create(configMap("a"));
     const res = await fetch(`${server.url}${FX}?${query}&resourceVersion=`);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { inspect } from "node:util";
 import { test } from "../_test.ts";
 import { configMap } from "../_harness.ts";
 import { fixture } from "../_fixtures.ts";
@@ -93,7 +94,14 @@ test("KubeClient refreshes a token once after a 401 and never leaks it", async (
     const err = await lw.list({}).catch((e) => e);
     assert.ok(err instanceof KubeStatusError);
     assert.equal(err.code, 401);
-    const shown = [err.message, String(err.stack), JSON.stringify(client), JSON.stringify(err)].join("\n");
+    const shown = [
+      err.message,
+      String(err.stack),
+      JSON.stringify(client),
+      JSON.stringify(err),
+      inspect(client, { showHidden: true, depth: 10 }),
+      inspect(err, { showHidden: true, depth: 10 }),
+    ].join("\n");
     assert.ok(!shown.includes("secret-token"), "no token in errors or JSON");
   }, ["initial"]);
 });

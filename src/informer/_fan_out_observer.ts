@@ -1,0 +1,25 @@
+/**
+ * Internals of informers: one observer feeding two.
+ *
+ * @module
+ */
+import type { WatcherObserver } from "../reflector/watcher_options.ts";
+
+/** An observer calling the user's observer and the current metrics, ignoring their throws. */
+export function fanOut(
+  user: WatcherObserver,
+  metrics: () => WatcherObserver | undefined,
+): WatcherObserver {
+  const keys = ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const;
+  const out: Record<string, (...args: unknown[]) => void> = {};
+  for (const key of keys) {
+    out[key] = (...args: unknown[]) => {
+      for (const target of [user, metrics()]) {
+        try {
+          (target?.[key] as ((...a: unknown[]) => void) | undefined)?.apply(target, args);
+        } catch { /* observers must not break the watcher */ }
+      }
+    };
+  }
+  return out as WatcherObserver;
+}

@@ -1,0 +1,79 @@
+import { checkCertificates } from "./_pem.ts";
+import { type Env, processEnv, readText } from "./_runtime.ts";
+import { KubeConfigError } from "./kube_config_error.ts";
+import { KubeConnection } from "./kube_connection.ts";
+import { tokenFileProvider } from "./token_file_provider.ts";
+
+/** The service account's folder in every pod. */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** Options of {@linkcode inClusterConfig}. */
+export interface InClusterConfigOptions {
+  /** The environment (`KUBERNETES_SERVICE_HOST`, `KUBERNETES_SERVICE_PORT`). Default: the process environment. */
+  env?: Env;
+  /** The bearer token file. Default: `${SERVICE_ACCOUNT_DIR}/token`. */
+  tokenPath?: string;
+  /** The cluster CA file. Default: `${SERVICE_ACCOUNT_DIR}/ca.crt`. */
+  caPath?: string;
+  /** The pod's namespace file. Default: `${SERVICE_ACCOUNT_DIR}/namespace`. */
+  namespacePath?: string;
+  /** Re-read the token when older than this (projected tokens rotate). Default: `60_000`. */
+  tokenMaxAgeMs?: number;
+  /** The `User-Agent` header. Default: `"kube-reflector"`. */
+  userAgent?: string;
+}
+
+/**
+ * The configuration of a program running in a pod, as client-go's
+ * `rest.InClusterConfig`: the server from `KUBERNETES_SERVICE_HOST` and
+ * `KUBERNETES_SERVICE_PORT`, the service-account token (re-read at least
+ * every minute and at once after a 401, so projected-token rotation is
+ * picked up), the cluster CA, and the pod's namespace (`"default"` if the
+ * file is missing). Returns a ready {@linkcode KubeConnection}; close it
+ * when done. Errors name the variable or file, never the token.
+ *
+ * @example
+ * ```ts
+ * import { inClusterConfig } from "./in_cluster_config.ts";
+ * const conn = await inClusterConfig();
+ * try {
+ *   console.log(conn.server, conn.namespace);
+ * } finally {
+ *   await conn.close();
+ * }
+ * ```
+ */
+export async function inClusterConfig(options: InClusterConfigOptions = {}): Promise<KubeConnection> {
+  const {
+    env = processEnv(),
+    tokenPath = `${SERVICE_ACCOUNT_DIR}/token`,
+    caPath = `${SERVICE_ACCOUNT_DIR}/ca.crt`,
+    namespacePath = `${SERVICE_ACCOUNT_DIR}/namespace`,
+    tokenMaxAgeMs = 60_000,
+    userAgent,
+  } = options;
+  const host = env.KUBERNETES_SERVICE_HOST;
+  const port = env.KUBERNETES_SERVICE_PORT;
+  if (!host || !port) {
+    throw new KubeConfigError("not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set", {
+      field: !host ? "KUBERNETES_SERVICE_HOST" : "KUBERNETES_SERVICE_PORT",
+    });
+  }
+  const server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  try {
+    new URL(server);
+  } catch {
+    throw new KubeConfigError("do not form a URL", { field: "KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT" });
+  }
+  const ca = await readText(caPath);
+  checkCertificates(ca, { file: caPath, field: "ca.crt" });
+  const token = tokenFileProvider(tokenPath, { maxAgeMs: tokenMaxAgeMs });
+  await token({ refresh: false }); // fail now, clearly, when the token is missing
+  let namespace = "default";
+  try {
+    namespace = (await readText(namespacePath)).trim() || "default";
+  } catch {
+    // client-go falls back to "default" as well
+  }
+  return await KubeConnection.open({ server, namespace, tls: { ca, fields: { ca: caPath } }, token, userAgent });
+}

@@ -1,0 +1,107 @@
+import { KubeClient, type TokenProvider } from "../transport/kube_client.ts";
+import type { TlsSettings } from "./_resolve.ts";
+import { createTlsFetch, type TlsFetch } from "./tls_fetch.ts";
+
+/** What {@linkcode KubeConnection.open} needs. */
+export interface KubeConnectionInit {
+  /** The API server URL. */
+  server: string;
+  /** The namespace to default to. */
+  namespace: string;
+  /** TLS settings. */
+  tls: TlsSettings;
+  /** The bearer token source, if any. */
+  token?: TokenProvider;
+  /** Extra headers (basic auth). */
+  headers?: HeadersInit;
+  /** The kubeconfig context, cluster and user names (none in-cluster). */
+  names?: { context?: string; cluster?: string; user?: string };
+  /** The `User-Agent`. Default: KubeClient's. */
+  userAgent?: string;
+}
+
+const inspectNode = Symbol.for("nodejs.util.inspect.custom");
+const inspectDeno = Symbol.for("Deno.customInspect");
+
+/**
+ * A ready {@linkcode KubeClient} for a cluster, with the namespace to
+ * default to and the TLS connection pool behind it. Call `close()` when
+ * done: it releases the pool (Deno's `HttpClient`, undici's `Agent`).
+ * Credentials stay private: `JSON.stringify` and `inspect` show names only.
+ *
+ * @example
+ * ```ts
+ * import { KubeConnection } from "./kube_connection.ts";
+ * const conn = await KubeConnection.open({ server: "http://127.0.0.1:8001", namespace: "default", tls: {} });
+ * try {
+ *   const res = await conn.client.request(`/api/v1/namespaces/${conn.namespace}/configmaps`);
+ *   console.log((await res.json()).items.length);
+ * } finally {
+ *   await conn.close();
+ * }
+ * ```
+ */
+export class KubeConnection {
+  /** The client, configured with the server, credentials and TLS. */
+  readonly client: KubeClient;
+  /** The context's namespace (`"default"` when unset), or the pod's namespace in-cluster. */
+  readonly namespace: string;
+  /** The API server URL. */
+  readonly server: string;
+  /** The kubeconfig context used (undefined in-cluster). */
+  readonly context?: string;
+  /** The kubeconfig cluster used. */
+  readonly cluster?: string;
+  /** The kubeconfig user used. */
+  readonly user?: string;
+  /** Which `fetch` implementation carries the TLS settings. */
+  readonly via: TlsFetch["via"];
+  #tls: TlsFetch;
+
+  private constructor(init: KubeConnectionInit, tls: TlsFetch) {
+    this.#tls = tls;
+    this.server = init.server;
+    this.namespace = init.namespace;
+    this.context = init.names?.context;
+    this.cluster = init.names?.cluster;
+    this.user = init.names?.user;
+    this.via = tls.via;
+    this.client = new KubeClient({
+      server: init.server,
+      token: init.token,
+      headers: init.headers,
+      fetch: tls.fetch,
+      userAgent: init.userAgent,
+    });
+  }
+
+  /** Creates the TLS `fetch` and the client. */
+  static async open(init: KubeConnectionInit): Promise<KubeConnection> {
+    const tls = await createTlsFetch(init.tls);
+    try {
+      return new KubeConnection(init, tls);
+    } catch (err) {
+      await tls.close();
+      throw err;
+    }
+  }
+
+  /** Releases the connection pool. Requests still running are aborted. Idempotent. */
+  close(): Promise<void> {
+    return this.#tls.close();
+  }
+
+  /** What `JSON.stringify` shows: no credentials. */
+  toJSON(): Record<string, string | undefined> {
+    const { server, namespace, context, cluster, user, via } = this;
+    return { server, namespace, context, cluster, user, via };
+  }
+
+  [inspectNode](): string {
+    return `KubeConnection ${JSON.stringify(this.toJSON())}`;
+  }
+
+  [inspectDeno](): string {
+    return `KubeConnection ${JSON.stringify(this.toJSON())}`;
+  }
+}

@@ -1,0 +1,63 @@
+import { type Env, fileExists, listSeparator, processEnv, readText } from "./_runtime.ts";
+import { type ParsedFile, parseKubeConfigText } from "./_schema.ts";
+import { KubeConfig } from "./kube_config.ts";
+import { KubeConfigError } from "./kube_config_error.ts";
+
+/** Options of {@linkcode readKubeConfig}. */
+export interface ReadKubeConfigOptions {
+  /**
+   * One kubeconfig file to read (kubectl's `--kubeconfig`); it must exist.
+   * Default: the files listed in `KUBECONFIG`, else `~/.kube/config`.
+   */
+  path?: string;
+  /**
+   * The kubeconfig's text itself (YAML or JSON), for runtimes without a file
+   * system; `path` then only names it in errors and anchors relative paths.
+   * Default: read from files.
+   */
+  text?: string;
+  /** The environment (`KUBECONFIG`, `HOME`). Default: the process environment. */
+  env?: Env;
+}
+
+/**
+ * Reads and merges kubeconfig files as kubectl does: an explicit `path`;
+ * else every file listed in `KUBECONFIG` (`:`-separated, `;` on Windows;
+ * missing ones skipped, the first file winning for each name); else
+ * `~/.kube/config`. Errors ({@linkcode KubeConfigError}) name the file and
+ * the field, never a secret.
+ *
+ * @example
+ * ```ts
+ * import { readKubeConfig } from "./read_kube_config.ts";
+ * const config = await readKubeConfig({ env: { KUBECONFIG: "/etc/kube/a.yaml:/etc/kube/b.yaml" } });
+ * console.log(config.currentContext, config.contextNames());
+ * ```
+ */
+export async function readKubeConfig(options: ReadKubeConfigOptions = {}): Promise<KubeConfig> {
+  const { path, text, env = processEnv() } = options;
+  if (text !== undefined) return KubeConfig.merge([parseKubeConfigText(text, path ?? "<kubeconfig text>")]);
+  if (path) return KubeConfig.merge([parseKubeConfigText(await readText(path), path)]);
+
+  const listed = (env.KUBECONFIG ?? "").split(listSeparator()).filter((p) => p !== "");
+  if (listed.length > 0) {
+    const parsed: ParsedFile[] = [];
+    for (const file of new Set(listed)) {
+      if (!(await fileExists(file))) continue;
+      parsed.push(parseKubeConfigText(await readText(file), file));
+    }
+    if (parsed.length === 0) {
+      throw new KubeConfigError(`none of the ${listed.length} file(s) listed exists: ${listed.join(", ")}`, {
+        field: "KUBECONFIG",
+      });
+    }
+    return KubeConfig.merge(parsed);
+  }
+
+  const home = env.HOME ?? env.USERPROFILE;
+  if (!home) {
+    throw new KubeConfigError("no kubeconfig: KUBECONFIG is unset and HOME is unknown", { field: "HOME" });
+  }
+  const file = `${home.replace(/[\\/]$/, "")}/.kube/config`;
+  return KubeConfig.merge([parseKubeConfigText(await readText(file), file)]);
+}

@@ -1,0 +1,139 @@
+/**
+ * The options of {@linkcode FakeApiServer.start}, and their validation.
+ *
+ * @module
+ */
+import type { Behaviour } from "./_context.ts";
+import type { ResourceDefinition } from "./types.ts";
+
+/**
+ * Options of `FakeApiServer.start`. Every field is optional.
+ *
+ * @example
+ * ```ts
+ * import type { FakeApiServerOptions } from "./fake_api_server_options.ts";
+ * const options: FakeApiServerOptions = {
+ *   maxWatchMs: 2_000,        // watches end (with a bookmark) after 2 s whatever the client asks
+ *   historySize: 50,          // a watch from 50+ changes ago gets 410
+ *   tooLargeDelayMs: 100,     // a list at a future resourceVersion answers 504 after 100 ms
+ *   tokens: ["s3cret"],       // other bearer tokens get 401
+ * };
+ * ```
+ */
+export interface FakeApiServerOptions {
+  /** Port to listen on. Default: `0` (a free port). */
+  port?: number;
+  /** Address to listen on. Default: `"127.0.0.1"`. */
+  hostname?: string;
+  /** Resources served besides the defaults (configmaps, secrets, pods, namespaces, deployments). Default: `[]`. */
+  resources?: ResourceDefinition[];
+  /** Change events kept for watches from a resourceVersion and exact lists. Default: `1000`. */
+  historySize?: number;
+  /** The resourceVersion before the first write. Default: `1`. */
+  startResourceVersion?: number;
+  /** How long a LIST at a future resourceVersion waits before its 504. Default: `0` (the real server: 3 s). */
+  tooLargeDelayMs?: number;
+  /** Paginate `resourceVersion=0` lists (a server without watch cache) instead of ignoring `limit`. Default: `false`. */
+  paginateResourceVersionZero?: boolean;
+  /** Lifetime of continue tokens. Default: `300_000` (etcd's 5-minute compaction). */
+  continueTtlMs?: number;
+  /** How a watch from a compacted resourceVersion fails: a 200 with one ERROR event, or HTTP 410. Default: `"event"`. */
+  expiredWatch?: "event" | "status";
+  /** Period of BOOKMARK events on watches that allow them. Default: `0` (only one as a watch times out). */
+  bookmarkIntervalMs?: number;
+  /** Caps every watch's duration (it then ends as at its timeout). Default: no cap. */
+  maxWatchMs?: number;
+  /** Watch duration when the client sends no `timeoutSeconds`. Default: `1800`. */
+  defaultWatchTimeoutSeconds?: number;
+  /** Support streaming lists (`sendInitialEvents=true`) like 1.27+; else answer 422 like 1.20. Default: `false`. */
+  streamingList?: boolean;
+  /** Accepted bearer tokens; others get 401. Default: no authentication. */
+  tokens?: string[];
+  /**
+   * Keep connections alive between requests, as the real server does;
+   * `false` answers `Connection: close` (then Node's fetch takes a
+   * connection reset mid-body for the end of the body). Default: `true`.
+   */
+  keepAlive?: boolean;
+}
+
+/** The options with their defaults applied. */
+export interface ResolvedOptions {
+  port: number;
+  hostname: string;
+  resources: ResourceDefinition[];
+  historySize: number;
+  startResourceVersion: number;
+  continueTtlMs: number;
+  tokens: string[] | undefined;
+  keepAlive: boolean;
+  behaviour: Behaviour;
+}
+
+/** Applies the defaults; throws `RangeError`/`TypeError` on an invalid value. */
+export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
+  const {
+    port = 0,
+    hostname = "127.0.0.1",
+    resources = [],
+    historySize = 1000,
+    startResourceVersion = 1,
+    continueTtlMs = 300_000,
+    tokens,
+    keepAlive = true,
+    tooLargeDelayMs = 0,
+    paginateResourceVersionZero = false,
+    expiredWatch = "event",
+    bookmarkIntervalMs = 0,
+    maxWatchMs = Infinity,
+    defaultWatchTimeoutSeconds = 1800,
+    streamingList = false,
+  } = options;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`FakeApiServer: port must be an integer in [0, 65535], got ${port}`);
+  }
+  const counts = {
+    historySize,
+    startResourceVersion,
+    continueTtlMs,
+    tooLargeDelayMs,
+    bookmarkIntervalMs,
+  };
+  for (const [name, value] of Object.entries(counts)) {
+    if (!Number.isInteger(value) || value < 0) {
+      throw new RangeError(`FakeApiServer: ${name} must be an integer >= 0, got ${value}`);
+    }
+  }
+  if (!(maxWatchMs >= 0)) {
+    throw new RangeError(`FakeApiServer: maxWatchMs must be >= 0, got ${maxWatchMs}`);
+  }
+  if (!(defaultWatchTimeoutSeconds > 0)) {
+    throw new RangeError(
+      `FakeApiServer: defaultWatchTimeoutSeconds must be > 0, got ${defaultWatchTimeoutSeconds}`,
+    );
+  }
+  if (expiredWatch !== "event" && expiredWatch !== "status") {
+    throw new TypeError(
+      `FakeApiServer: expiredWatch must be "event" or "status", got ${expiredWatch}`,
+    );
+  }
+  return {
+    port,
+    hostname,
+    resources,
+    historySize,
+    startResourceVersion,
+    continueTtlMs,
+    tokens,
+    keepAlive,
+    behaviour: {
+      tooLargeDelayMs,
+      paginateResourceVersionZero,
+      expiredWatch,
+      bookmarkIntervalMs,
+      maxWatchMs,
+      defaultWatchTimeoutSeconds,
+      streamingList,
+    },
+  };
+}
