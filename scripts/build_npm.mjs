@@ -87,7 +87,7 @@ if (!args.includes("--no-test")) {
     for (const name of readdirSync(dir)) {
       const p = join(dir, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith("_test.js")) files.push(p);
+      else if (name.endsWith("_test.js") && name !== "_test.js") files.push(p);
     }
   };
   walk(join(out, "esm/tests"));
