@@ -176,6 +176,7 @@ export function statusForCode(
     case 404:
       return message ? failure(404, "NotFound", message, { details: {} }) : resourceNotFound();
     case 410:
+      if (message) return failure(410, "Expired", message);
       return verb === "watch" ? watchTooOld() : listTooOld();
     case 429:
       return failure(

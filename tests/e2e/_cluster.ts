@@ -1,0 +1,234 @@
+/**
+ * A real Kubernetes API server for end-to-end tests: etcd and
+ * kube-apiserver 1.20.2 (built by scripts/kube_apiserver/build.sh) on
+ * loopback ports, a fresh PKI, a token file, a client CA, kubeconfigs for a
+ * token, a client certificate and `kubectl proxy`. Every process is killed
+ * and awaited in `stop()`, so Deno's sanitizers stay satisfied.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import process from "node:process";
+import { createPki, type Pki } from "../kubeconfig/_pki.ts";
+import { kubeconfig, writeConfig } from "../kubeconfig/_helpers.ts";
+import { test } from "../_test.ts";
+import { type KubeConnection, loadKubeConfig } from "../../kubeconfig.ts";
+
+const HOME = process.env.HOME ?? "/root";
+const CACHE = process.env.KUBE_REFLECTOR_CACHE ?? `${HOME}/.cache/kube-reflector`;
+/** The kube-apiserver binary: `KUBE_APISERVER_BIN`, else the build script's cache. */
+export const APISERVER_BIN = process.env.KUBE_APISERVER_BIN ?? `${CACHE}/kube-apiserver-1.20.2`;
+/** kubectl 1.20: `KUBECTL_BIN`, else the build script's cache. */
+export const KUBECTL_BIN = process.env.KUBECTL_BIN ?? `${CACHE}/kubectl-1.20.2`;
+/** etcd: `ETCD_BIN`, else Debian's. */
+export const ETCD_BIN = process.env.ETCD_BIN ?? "/usr/bin/etcd";
+
+/** Why the e2e tests cannot run here, or undefined when they can. */
+export function unavailable(): string | undefined {
+  for (const [what, path] of [["kube-apiserver", APISERVER_BIN], ["kubectl", KUBECTL_BIN], ["etcd", ETCD_BIN]]) {
+    if (!existsSync(path)) return `${what} not found at ${path} (run scripts/kube_apiserver/ensure.sh)`;
+  }
+  return undefined;
+}
+
+/** Registers an e2e test, or a visibly skipped one when the binaries are missing. */
+export function e2eTest(name: string, fn: () => Promise<void>): void {
+  const why = unavailable();
+  if (why) test(`${name} [SKIPPED: ${why}]`, () => console.warn(`e2e skipped: ${why}`));
+  else test(name, fn);
+}
+
+/** A started process whose output tail is kept for diagnostics. */
+class Proc {
+  readonly child: ChildProcess;
+  readonly exited: Promise<void>;
+  readonly tail: string[] = [];
+  constructor(readonly name: string, cmd: string, args: string[]) {
+    this.child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const keep = (d: Uint8Array) => {
+      this.tail.push(new TextDecoder().decode(d));
+      if (this.tail.length > 40) this.tail.shift();
+    };
+    this.child.stdout!.on("data", keep);
+    this.child.stderr!.on("data", keep);
+    this.exited = new Promise((resolve) => this.child.on("close", () => resolve()));
+    this.child.on("error", (err) => this.tail.push(`spawn error: ${err.message}`));
+  }
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+  async stop(): Promise<void> {
+    if (this.running) this.child.kill("SIGKILL");
+    await this.exited;
+  }
+}
+
+async function freePort(): Promise<number> {
+  const srv = createServer();
+  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** Polls `cond` (async) every 100 ms until it returns true; fails after `timeoutMs`. */
+export async function eventually(cond: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
+  const start = Date.now();
+  for (;;) {
+    if (await cond().catch(() => false)) return;
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Options of {@linkcode startCluster}. */
+export interface ClusterOptions {
+  /** Serve watches from etcd directly (`--watch-cache=false`). Default: `false`. */
+  noWatchCache?: boolean;
+  /** Also start `kubectl proxy`. Default: `false`. */
+  proxy?: boolean;
+}
+
+/** A running cluster. */
+export interface Cluster {
+  dir: string;
+  pki: Pki;
+  server: string;
+  /** Kubeconfig paths: bearer token from a tokenFile, client certificate, kubectl proxy (plain HTTP). */
+  kubeconfigs: { token: string; cert: string; proxy?: string };
+  /** The file the token kubeconfig's `tokenFile` points at. */
+  clientTokenFile: string;
+  /** Admin connection (client certificate). */
+  admin: KubeConnection;
+  /** Replaces the API server's accepted reflector token (the admin certificate keeps working). */
+  setServerToken(token: string): Promise<void>;
+  /** Kills the API server, waits, and starts it again (new token file contents apply). */
+  restartApiserver(options?: { downMs?: number }): Promise<void>;
+  stopApiserver(): Promise<void>;
+  startApiserver(): Promise<void>;
+  stopProxy(): Promise<void>;
+  startProxy(): Promise<void>;
+  /** Compacts etcd at its current revision; returns it. */
+  compactEtcd(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Starts etcd, kube-apiserver (and kubectl proxy); `stop()` it in `finally`. */
+export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const pki = await createPki();
+  const dir = pki.dir;
+  const procs: { etcd?: Proc; apiserver?: Proc; proxy?: Proc } = {};
+  let admin: KubeConnection | undefined;
+  const stop = async () => {
+    await admin?.close();
+    for (const p of [procs.proxy, procs.apiserver, procs.etcd]) await p?.stop();
+    await pki.cleanup();
+  };
+  try {
+    const [etcdPort, peerPort, apiPort, proxyPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const peerUrl = `http://127.0.0.1:${peerPort}`;
+    procs.etcd = new Proc("etcd", ETCD_BIN, [
+      "--data-dir", join(dir, "etcd"), "--listen-client-urls", etcdUrl, "--advertise-client-urls", etcdUrl,
+      "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl, "--initial-cluster", `default=${peerUrl}`,
+    ]);
+    await eventually(async () => (await fetch(`${etcdUrl}/health`).then((r) => r.json())).health === "true", "etcd health", 20_000);
+
+    await new Promise<void>((resolve, reject) =>
+      spawn("openssl", ["genrsa", "-out", join(dir, "sa.key"), "2048"], { stdio: "ignore" })
+        .on("close", (code) => (code === 0 ? resolve() : reject(new Error("openssl genrsa failed"))))
+    );
+    const tokens = join(dir, "tokens.csv");
+    const clientTokenFile = join(dir, "client-token");
+    await writeFile(tokens, `tok-initial,reflector,1001,"system:masters"\n`);
+    await writeFile(clientTokenFile, "tok-initial\n");
+    const server = `https://127.0.0.1:${apiPort}`;
+    const args = [
+      `--etcd-servers=${etcdUrl}`, "--bind-address=127.0.0.1", `--secure-port=${apiPort}`,
+      `--tls-cert-file=${pki.server.certPath}`, `--tls-private-key-file=${pki.server.keyPath}`,
+      `--client-ca-file=${pki.ca.certPath}`, `--token-auth-file=${tokens}`,
+      `--service-account-key-file=${join(dir, "sa.key")}`, `--service-account-signing-key-file=${join(dir, "sa.key")}`,
+      "--service-account-issuer=https://kubernetes.default.svc", "--authorization-mode=AlwaysAllow",
+      "--service-cluster-ip-range=10.0.0.0/24", "--etcd-compaction-interval=0", "--enable-priority-and-fairness=false",
+      ...(options.noWatchCache ? ["--watch-cache=false"] : []),
+    ];
+    const certConfig = await writeConfig(dir, "cert.yaml", kubeconfig(
+      { server, "certificate-authority": "ca.crt" },
+      { "client-certificate": "client.crt", "client-key": "client.key" },
+      { name: "cert" },
+    ));
+    const tokenConfig = await writeConfig(dir, "token.yaml", kubeconfig(
+      { server, "certificate-authority": "ca.crt" },
+      { tokenFile: "client-token" },
+      { name: "token" },
+    ));
+    admin = await loadKubeConfig({ path: certConfig, env: {} });
+    const adminConn = admin;
+    const startApiserver = async () => {
+      procs.apiserver = new Proc("kube-apiserver", APISERVER_BIN, args);
+      const proc = procs.apiserver;
+      await eventually(async () => {
+        if (!proc.running) throw new Error(`kube-apiserver exited:\n${proc.tail.join("")}`);
+        const res = await adminConn.client.request("/readyz");
+        await res.body?.cancel();
+        return true;
+      }, "kube-apiserver /readyz", 60_000).catch((err) => {
+        throw new Error(`${err.message}\n${proc.tail.join("").slice(-3000)}`);
+      });
+    };
+    await startApiserver();
+
+    const startProxy = async () => {
+      procs.proxy = new Proc("kubectl proxy", KUBECTL_BIN, [
+        "proxy", `--port=${proxyPort}`, "--address=127.0.0.1", `--kubeconfig=${certConfig}`,
+      ]);
+      await eventually(async () => {
+        const res = await fetch(`http://127.0.0.1:${proxyPort}/api`);
+        await res.body?.cancel();
+        return res.ok;
+      }, "kubectl proxy", 20_000);
+    };
+    let proxyConfig: string | undefined;
+    if (options.proxy) {
+      await startProxy();
+      proxyConfig = await writeConfig(dir, "proxy.yaml", kubeconfig({ server: `http://127.0.0.1:${proxyPort}` }, {}, { name: "proxy" }));
+    }
+    return {
+      dir,
+      pki,
+      server,
+      kubeconfigs: { token: tokenConfig, cert: certConfig, proxy: proxyConfig },
+      clientTokenFile,
+      admin,
+      setServerToken: (token) => writeFile(tokens, `${token},reflector,1001,"system:masters"\n`),
+      stopApiserver: () => procs.apiserver!.stop(),
+      startApiserver,
+      restartApiserver: async ({ downMs = 0 } = {}) => {
+        await procs.apiserver!.stop();
+        await new Promise((r) => setTimeout(r, downMs));
+        await startApiserver();
+      },
+      stopProxy: () => procs.proxy!.stop(),
+      startProxy,
+      compactEtcd: async () => {
+        const range = await fetch(`${etcdUrl}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: btoa("a") }) });
+        const revision = Number((await range.json()).header.revision);
+        const res = await fetch(`${etcdUrl}/v3/kv/compaction`, {
+          method: "POST",
+          body: JSON.stringify({ revision: String(revision), physical: true }),
+        });
+        if (!res.ok) throw new Error(`etcd compaction failed: ${res.status} ${await res.text()}`);
+        await res.body?.cancel();
+        return revision;
+      },
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
