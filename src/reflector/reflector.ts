@@ -3,7 +3,8 @@ import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { watcher, type WatcherEvent } from "./watcher.ts";
-import { type ErrorPhase, resolveWatcherOptions, type ResolvedWatcherOptions, type WatcherOptions } from "./watcher_options.ts";
+import { resolveWatcherOptions, type ResolvedWatcherOptions } from "./_resolve_watcher_options.ts";
+import type { ErrorPhase, WatcherOptions } from "./watcher_options.ts";
 
 /** Options of {@linkcode Reflector}: the watcher's options (without `signal`) plus these. */
 export interface ReflectorOptions extends Omit<WatcherOptions, "signal"> {

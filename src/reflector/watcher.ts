@@ -5,12 +5,8 @@ import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from "../
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { listAllPages, type ListResult } from "./list_pager.ts";
-import {
-  kindMatches,
-  resolveWatcherOptions,
-  type ResolvedWatcherOptions,
-  type WatcherOptions,
-} from "./watcher_options.ts";
+import { kindMatches, resolveWatcherOptions, type ResolvedWatcherOptions } from "./_resolve_watcher_options.ts";
+import type { WatcherOptions } from "./watcher_options.ts";
 
 /**
  * What the watcher yields. `LIST` is a complete, consistent snapshot that
