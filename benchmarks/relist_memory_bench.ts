@@ -12,7 +12,14 @@
  *
  * @module
  */
-import { Indexer, KubeClient, metaNamespaceKeyFunc, namespaceIndexFunc, Reflector, resourceListerWatcher } from "../mod.ts";
+import {
+  Indexer,
+  KubeClient,
+  metaNamespaceKeyFunc,
+  namespaceIndexFunc,
+  Reflector,
+  resourceListerWatcher,
+} from "../mod.ts";
 import { FakeApiServer } from "../testkit.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -23,7 +30,8 @@ const heap = (): number => {
   g.gc?.();
   return g.Deno ? g.Deno.memoryUsage().heapUsed : g.process.memoryUsage().heapUsed;
 };
-const rawHeap = (): number => (g.Deno ? g.Deno.memoryUsage().heapUsed : g.process.memoryUsage().heapUsed);
+const rawHeap =
+  (): number => (g.Deno ? g.Deno.memoryUsage().heapUsed : g.process.memoryUsage().heapUsed);
 if (!g.gc) console.warn("run with --expose-gc for stable numbers");
 
 const server = await FakeApiServer.start({ paginateResourceVersionZero: true });
@@ -33,7 +41,11 @@ for (let i = 0; i < n; i++) {
   server.create({
     apiVersion: "v1",
     kind: "ConfigMap",
-    metadata: { name: `cm-${i}`, namespace: `ns-${i % 50}`, labels: { app: "bench", shard: String(i % 7) } },
+    metadata: {
+      name: `cm-${i}`,
+      namespace: `ns-${i % 50}`,
+      labels: { app: "bench", shard: String(i % 7) },
+    },
     data: { payload: filler, index: String(i) },
   });
 }
@@ -46,7 +58,9 @@ let baseline: unknown[] | undefined = [];
 {
   let token = "";
   do {
-    const res = await fetch(`${url}/api/v1/configmaps?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ""}`);
+    const res = await fetch(
+      `${url}/api/v1/configmaps?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ""}`,
+    );
     const page = JSON.parse(await res.text());
     for (const item of page.items) baseline.push(item);
     token = page.metadata.continue ?? "";
@@ -58,7 +72,10 @@ heap();
 
 const h1 = heap();
 const store = new Indexer(metaNamespaceKeyFunc, { namespace: namespaceIndexFunc });
-const lw = resourceListerWatcher(new KubeClient({ server: url }), { apiVersion: "v1", resource: "configmaps" });
+const lw = resourceListerWatcher(new KubeClient({ server: url }), {
+  apiVersion: "v1",
+  resource: "configmaps",
+});
 const reflector = new Reflector(lw, store, { name: "bench", onError: () => {} });
 const ac = new AbortController();
 const done = reflector.run({ signal: ac.signal });
@@ -87,6 +104,18 @@ await server.close();
 
 console.log(`objects: ${store.list().length}`);
 console.log(`baseline (plain JSON.parse, kept in an array): ${mb(baselineBytes)} MiB`);
-console.log(`store (Indexer with namespace index):         ${mb(storeBytes)} MiB  ratio store/baseline = ${(storeBytes / baselineBytes).toFixed(2)}`);
-console.log(`relist peak heap:                             ${mb(peak)} MiB  ratio peak/store = ${(peak / storeBytes).toFixed(2)}`);
-console.log(`after relist:                                 ${mb(after)} MiB  ratio after/store = ${(after / storeBytes).toFixed(2)}`);
+console.log(
+  `store (Indexer with namespace index):         ${mb(storeBytes)} MiB  ratio store/baseline = ${
+    (storeBytes / baselineBytes).toFixed(2)
+  }`,
+);
+console.log(
+  `relist peak heap:                             ${mb(peak)} MiB  ratio peak/store = ${
+    (peak / storeBytes).toFixed(2)
+  }`,
+);
+console.log(
+  `after relist:                                 ${mb(after)} MiB  ratio after/store = ${
+    (after / storeBytes).toFixed(2)
+  }`,
+);

@@ -21,7 +21,12 @@ function makeEvents(count: number, dataSize: number): Uint8Array {
       object: {
         kind: "ConfigMap",
         apiVersion: "v1",
-        metadata: { name: `cm-${i}`, namespace: "bench", resourceVersion: String(1000 + i), labels: { app: "demo" } },
+        metadata: {
+          name: `cm-${i}`,
+          namespace: "bench",
+          resourceVersion: String(1000 + i),
+          labels: { app: "demo" },
+        },
         data: { payload: filler },
       },
     }));
@@ -103,5 +108,7 @@ for (const [label, bytes, size] of cases) {
   if (a !== b) throw new Error(`event counts differ: ${a} vs ${b}`);
   const tb = await time(() => baseline(parts), 7);
   const td = await time(() => decoder(parts), 7);
-  console.log(`${label} | ${bytes.length} | ${tb.toFixed(1)} | ${td.toFixed(1)} | ${(td / tb).toFixed(2)}`);
+  console.log(
+    `${label} | ${bytes.length} | ${tb.toFixed(1)} | ${td.toFixed(1)} | ${(td / tb).toFixed(2)}`,
+  );
 }

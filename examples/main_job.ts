@@ -21,8 +21,8 @@
  * @module
  */
 import {
-  type KubeObject,
   KubeClient,
+  type KubeObject,
   listAllPages,
   newNamespaceKeyedIndexerAndReflector,
   resourceListerWatcher,
@@ -51,7 +51,9 @@ const seconds = Number(arg("seconds", "8"));
 const external = arg("server", "");
 const namespaces = ["alpha", "beta", "gamma"];
 
-const server = external ? undefined : await FakeApiServer.start({ historySize: 200, maxWatchMs: 2_000 });
+const server = external
+  ? undefined
+  : await FakeApiServer.start({ historySize: 200, maxWatchMs: 2_000 });
 const url = external || server!.url;
 console.log(external ? `reflecting ConfigMaps from ${url}` : `embedded test API server on ${url}`);
 
@@ -62,7 +64,7 @@ const makeCm = (ns: string): KubeObject => ({
   metadata: { name: `cm-${seq++}`, namespace: ns, labels: { app: "demo" } },
   data: { value: String(Math.random()), text: "héllo ✓ 日本" },
 });
-if (server) for (let i = 0; i < objects; i++) server.create(makeCm(namespaces[i % 3]));
+if (server) { for (let i = 0; i < objects; i++) server.create(makeCm(namespaces[i % 3])); }
 
 const client = new KubeClient({ server: url });
 const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
@@ -76,9 +78,13 @@ const metricsServer = createServer((_req, res) => {
     res.end(text);
   });
 });
-await new Promise<void>((resolve) => metricsServer.listen(Number(arg("metrics-port", "9464")), "127.0.0.1", resolve));
+await new Promise<void>((resolve) =>
+  metricsServer.listen(Number(arg("metrics-port", "9464")), "127.0.0.1", resolve)
+);
 const metricsAddress = metricsServer.address();
-const metricsUrl = `http://127.0.0.1:${typeof metricsAddress === "object" && metricsAddress ? metricsAddress.port : 0}/metrics`;
+const metricsUrl = `http://127.0.0.1:${
+  typeof metricsAddress === "object" && metricsAddress ? metricsAddress.port : 0
+}/metrics`;
 console.log(`metrics on ${metricsUrl}`);
 const { indexer, reflector } = newNamespaceKeyedIndexerAndReflector(lw, {
   observer: reflectorMetrics,
@@ -96,12 +102,20 @@ const ac = new AbortController();
 const started = Date.now();
 const done = reflector.run({ signal: ac.signal });
 await reflector.synced;
-console.log(`synced in ${Date.now() - started} ms: ${indexer.list().length} objects at RV ${reflector.lastSyncResourceVersion}`);
+console.log(
+  `synced in ${
+    Date.now() - started
+  } ms: ${indexer.list().length} objects at RV ${reflector.lastSyncResourceVersion}`,
+);
 
 const status = () => {
   const per = namespaces.map((ns) => `${ns}=${indexer.byIndex("namespace", ns).length}`).join(" ");
   const errs = [...errorCounts].map(([k, v]) => `${k}×${v}`).join(" ") || "none";
-  const target = server ? ` server=${server.objects({ resource: "configmaps" }).length} serverRV=${server.resourceVersion}` : "";
+  const target = server
+    ? ` server=${
+      server.objects({ resource: "configmaps" }).length
+    } serverRV=${server.resourceVersion}`
+    : "";
   return `store=${indexer.list().length} (${per}) rv=${reflector.lastSyncResourceVersion}${target} handled errors: ${errs}`;
 };
 
@@ -109,11 +123,20 @@ if (server) {
   const faults = [
     () => server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } }),
     () => server.inject({ verb: "watch", fault: { kind: "reset", afterEvents: 3 } }),
-    () => server.inject({ verb: "watch", fault: { kind: "raw", data: "<html><body>502 Bad Gateway</body></html>\n", then: "close" } }),
+    () =>
+      server.inject({
+        verb: "watch",
+        fault: { kind: "raw", data: "<html><body>502 Bad Gateway</body></html>\n", then: "close" },
+      }),
     () => server.inject({ verb: "watch", fault: { kind: "status", code: 500, body: "html" } }),
-    () => server.inject({ verb: "watch", fault: { kind: "chunked", chunkSize: "random", seed: 1, maxChunkSize: 13 } }),
+    () =>
+      server.inject({
+        verb: "watch",
+        fault: { kind: "chunked", chunkSize: "random", seed: 1, maxChunkSize: 13 },
+      }),
     () => server.inject({ verb: "watch", fault: { kind: "stall" } }),
-    () => server.inject({ verb: "watch", fault: { kind: "status", code: 429, retryAfterSeconds: 1 } }),
+    () =>
+      server.inject({ verb: "watch", fault: { kind: "status", code: 429, retryAfterSeconds: 1 } }),
   ];
   const end = Date.now() + seconds * 1000;
   let tick = 0;
@@ -144,8 +167,7 @@ if (server) {
     }
     await sleep(10);
   }
-}
-else {
+} else {
   await sleep(seconds * 1000);
 }
 
@@ -154,12 +176,17 @@ const expected = async (): Promise<Map<string, string | undefined>> => {
   const items = server
     ? server.objects({ resource: "configmaps" })
     : (await listAllPages(lw, { resourceVersion: "" })).items;
-  return new Map(items.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
+  return new Map(
+    items.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
+  );
 };
 const same = async () => {
   const want = await expected();
   const have = indexer.list();
-  return have.length === want.size && have.every((o) => want.get(`${o.metadata.namespace}/${o.metadata.name}`) === o.metadata.resourceVersion);
+  return have.length === want.size &&
+    have.every((o) =>
+      want.get(`${o.metadata.namespace}/${o.metadata.name}`) === o.metadata.resourceVersion
+    );
 };
 const deadline = Date.now() + 15_000;
 let ok = await same();
@@ -171,7 +198,10 @@ console.log(status());
 const scrape = await (await fetch(metricsUrl)).text();
 console.log(`a scrape of ${metricsUrl} (excerpt):`);
 for (const line of scrape.split("\n")) {
-  if (/^kube_reflector_(lists_total|watches_total|short_watches_total|relists_total|watch_errors_total|store_objects|last_resource_version)\{/.test(line)) {
+  if (
+    /^kube_reflector_(lists_total|watches_total|short_watches_total|relists_total|watch_errors_total|store_objects|last_resource_version)\{/
+      .test(line)
+  ) {
     console.log(`  ${line}`);
   }
 }
@@ -181,7 +211,9 @@ reflectorMetrics.dispose();
 await new Promise((resolve) => metricsServer.close(resolve));
 await server?.close();
 if (ok) {
-  console.log(`converged: store = server (${indexer.list().length} objects, each at the server's resourceVersion)`);
+  console.log(
+    `converged: store = server (${indexer.list().length} objects, each at the server's resourceVersion)`,
+  );
   exit(0);
 }
 console.error("NOT converged: the store differs from the server");

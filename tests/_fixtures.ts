@@ -15,7 +15,10 @@ export interface Fixture {
 
 /** Loads one fixture by file name. */
 export function fixture(name: string): Fixture {
-  const raw = readFileSync(new URL(`./fixtures/kube-apiserver-1.20/${name}`, import.meta.url), "utf8");
+  const raw = readFileSync(
+    new URL(`./fixtures/kube-apiserver-1.20/${name}`, import.meta.url),
+    "utf8",
+  );
   const split = raw.indexOf("\r\n\r\n") >= 0 ? raw.indexOf("\r\n\r\n") : raw.indexOf("\n\n");
   const sep = raw.startsWith("\r\n", split) ? 4 : 2;
   const head = raw.slice(0, split).split(/\r?\n/);

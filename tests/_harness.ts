@@ -41,8 +41,17 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** A ConfigMap named `name` in `namespace`. */
-export function configMap(name: string, namespace = "fx", data: Record<string, string> = {}): KubeObject {
-  return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace, labels: { app: "demo" } }, data };
+export function configMap(
+  name: string,
+  namespace = "fx",
+  data: Record<string, string> = {},
+): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace, labels: { app: "demo" } },
+    data,
+  };
 }
 
 /** What a running test reflector exposes. */
@@ -76,7 +85,9 @@ export async function withReflector(
   const abort = new AbortController();
   let done: Promise<void> = Promise.resolve();
   try {
-    for (let i = 0; i < (options.seed ?? 5); i++) server.create(configMap(`cm-${i}`, "fx", { i: String(i) }));
+    for (let i = 0; i < (options.seed ?? 5); i++) {
+      server.create(configMap(`cm-${i}`, "fx", { i: String(i) }));
+    }
     await options.beforeStart?.(server);
     const client = new KubeClient({ server: server.url });
     const lw = resourceListerWatcher(client, {
@@ -84,7 +95,9 @@ export async function withReflector(
       resource: "configmaps",
       namespace: options.namespace,
     });
-    const store = new Indexer<KubeObject>(metaNamespaceKeyFunc, { [NAMESPACE_INDEX]: namespaceIndexFunc });
+    const store = new Indexer<KubeObject>(metaNamespaceKeyFunc, {
+      [NAMESPACE_INDEX]: namespaceIndexFunc,
+    });
     const errors: Running["errors"] = [];
     const reflector = new Reflector(lw, store, {
       name: "test",
@@ -103,19 +116,31 @@ export async function withReflector(
 }
 
 /** Asserts store = server: the same keys, each at the server's resourceVersion. */
-export function assertStoreEqualsServer(store: Indexer<KubeObject>, server: FakeApiServer, namespace?: string): void {
+export function assertStoreEqualsServer(
+  store: Indexer<KubeObject>,
+  server: FakeApiServer,
+  namespace?: string,
+): void {
   const expected = new Map(
     server.objects({ resource: "configmaps", namespace }).map((o) => [
       `${o.metadata.namespace}/${o.metadata.name}`,
       o.metadata.resourceVersion,
     ]),
   );
-  const actual = new Map(store.list().map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]));
+  const actual = new Map(
+    store.list().map((
+      o,
+    ) => [`${o.metadata.namespace}/${o.metadata.name}`, o.metadata.resourceVersion]),
+  );
   assert.deepEqual([...actual.entries()].sort(), [...expected.entries()].sort());
 }
 
 /** True when the store equals the server (for `eventually`). */
-export function storeEqualsServer(store: Indexer<KubeObject>, server: FakeApiServer, namespace?: string): boolean {
+export function storeEqualsServer(
+  store: Indexer<KubeObject>,
+  server: FakeApiServer,
+  namespace?: string,
+): boolean {
   try {
     assertStoreEqualsServer(store, server, namespace);
     return true;

@@ -28,7 +28,17 @@ export class KubeNetworkError extends Error {
   }
 }
 
-/** What was wrong with a watch stream's bytes. */
+/**
+ * What was wrong with a watch stream's bytes (the `problem` of a
+ * {@linkcode WatchDecodeError}).
+ *
+ * @example
+ * ```ts
+ * import { WatchDecodeError, type WatchDecodeProblem } from "./errors.ts";
+ * const problem: WatchDecodeProblem = "truncated";
+ * console.log(new WatchDecodeError(problem, 7, 40).problem); // truncated
+ * ```
+ */
 export type WatchDecodeProblem = "syntax" | "shape" | "truncated" | "line-too-long";
 
 /**

@@ -2,6 +2,20 @@ import type { Status } from "./types.ts";
 
 /**
  * Options of {@linkcode KubeStatusError}.
+ *
+ * @example
+ * ```ts
+ * import { KubeStatusError, type KubeStatusErrorOptions } from "./kube_status_error.ts";
+ * const options: KubeStatusErrorOptions = {
+ *   code: 429,
+ *   request: "GET /api/v1/pods",
+ *   retryAfterMs: 2_000,
+ *   bodyDescription: "text/plain, 18 bytes",
+ * };
+ * const err = new KubeStatusError(options);
+ * console.log(err.message); // GET /api/v1/pods: 429: text/plain, 18 bytes
+ * console.log(err.retryAfterMs); // 2000
+ * ```
  */
 export interface KubeStatusErrorOptions {
   /** The HTTP status code, or the `code` of a watch ERROR event's Status. */

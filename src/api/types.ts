@@ -18,19 +18,33 @@
  * ```
  */
 export interface ObjectMeta {
+  /** The object's name, unique per resource and namespace. */
   name?: string;
+  /** A prefix the server completes into a unique `name` on create. */
   generateName?: string;
+  /** The object's namespace; absent for cluster-scoped objects. */
   namespace?: string;
+  /** Unique for the object's lifetime: a re-created object gets a new one. */
   uid?: string;
+  /** Opaque version of the object, changed by every write. */
   resourceVersion?: string;
+  /** Sequence number of the desired state (`spec`), set by the server. */
   generation?: number;
+  /** When the object was created (RFC 3339). */
   creationTimestamp?: string | null;
+  /** When deletion was requested; the object stays while finalizers remain. */
   deletionTimestamp?: string | null;
+  /** Identifying key/value pairs, matched by label selectors. */
   labels?: Record<string, string>;
+  /** Non-identifying key/value pairs. */
   annotations?: Record<string, string>;
+  /** The objects this one depends on (for garbage collection). */
   ownerReferences?: unknown[];
+  /** What must be done before the object is deleted. */
   finalizers?: string[];
+  /** Which manager owns which fields (server-side apply); see `dropManagedFields`. */
   managedFields?: unknown[];
+  /** Any other metadata field, kept untouched. */
   [field: string]: unknown;
 }
 
@@ -45,9 +59,13 @@ export interface ObjectMeta {
  * ```
  */
 export interface KubeObject {
+  /** `"v1"` or `"GROUP/VERSION"`; may be absent on list items. */
   apiVersion?: string;
+  /** The object's kind (`"ConfigMap"`); may be absent on list items. */
   kind?: string;
+  /** The object's metadata. */
   metadata: ObjectMeta;
+  /** Every other field of the resource (`spec`, `status`, `data`...). */
   [field: string]: unknown;
 }
 
@@ -61,9 +79,13 @@ export interface KubeObject {
  * ```
  */
 export interface ListMeta {
+  /** The version of the list's snapshot: where a watch can start from. */
   resourceVersion?: string;
+  /** The token of the next page; empty or absent on the last page. */
   continue?: string;
+  /** How many items follow this page (an estimate, not always sent). */
   remainingItemCount?: number;
+  /** Any other list metadata field, kept untouched. */
   [field: string]: unknown;
 }
 
@@ -77,9 +99,13 @@ export interface ListMeta {
  * ```
  */
 export interface KubeList<T extends KubeObject = KubeObject> {
+  /** The list's `apiVersion` (`"v1"`, `"apps/v1"`...). */
   apiVersion?: string;
+  /** The list's kind (`"ConfigMapList"`). */
   kind?: string;
+  /** The list's metadata: its `resourceVersion` and `continue` token. */
   metadata: ListMeta;
+  /** The objects of this page. */
   items: T[];
 }
 
@@ -93,8 +119,11 @@ export interface KubeList<T extends KubeObject = KubeObject> {
  * ```
  */
 export interface StatusCause {
+  /** Machine-readable cause (`"ResourceVersionTooLarge"`, `"FieldValueInvalid"`...). */
   reason?: string;
+  /** Human-readable description of the cause. */
   message?: string;
+  /** The field the cause is about (`"metadata.name"`), when any. */
   field?: string;
 }
 
@@ -109,12 +138,19 @@ export interface StatusCause {
  * ```
  */
 export interface Status {
+  /** Always `"Status"`. */
   kind?: "Status" | string;
+  /** Usually `"v1"`. */
   apiVersion?: string;
+  /** List metadata, usually empty. */
   metadata?: ListMeta;
+  /** `"Success"` or `"Failure"`. */
   status?: "Success" | "Failure" | string;
+  /** Human-readable description of the failure. */
   message?: string;
+  /** Machine-readable reason (`"Expired"`, `"NotFound"`...); drives recovery. */
   reason?: string;
+  /** More about the failure: the object concerned, causes, when to retry. */
   details?: {
     name?: string;
     group?: string;
@@ -123,10 +159,21 @@ export interface Status {
     causes?: StatusCause[];
     retryAfterSeconds?: number;
   };
+  /** The HTTP status code (`410`...). */
   code?: number;
 }
 
-/** The five watch event types of the Kubernetes watch protocol. */
+/**
+ * The five watch event types of the Kubernetes watch protocol.
+ *
+ * @example
+ * ```ts
+ * import type { WatchEventType } from "./types.ts";
+ * const isChange = (type: WatchEventType): boolean =>
+ *   type === "ADDED" || type === "MODIFIED" || type === "DELETED";
+ * console.log(isChange("BOOKMARK")); // false
+ * ```
+ */
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
 /**
@@ -144,5 +191,20 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
   | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
   | { type: "ERROR"; object: Status };
 
-/** The annotation a streaming list puts on the bookmark that ends the initial events. */
+/**
+ * The annotation a streaming list puts on the bookmark that ends the initial events.
+ *
+ * @example
+ * ```ts
+ * import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./types.ts";
+ * const annotations = { [INITIAL_EVENTS_END_ANNOTATION]: "true" };
+ * const ev: WatchEvent = {
+ *   type: "BOOKMARK",
+ *   object: { metadata: { resourceVersion: "42", annotations } },
+ * };
+ * const endOfInitialEvents = ev.type === "BOOKMARK" &&
+ *   ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true";
+ * console.log(endOfInitialEvents); // true
+ * ```
+ */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";

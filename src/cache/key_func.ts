@@ -90,7 +90,16 @@ export const deletionHandlingMetaNamespaceKeyFunc: (
   obj: KubeObject | DeletedFinalStateUnknown,
 ) => string = metaNamespaceKeyFunc;
 
-/** The parts of a store key, as returned by {@linkcode splitMetaNamespaceKey}. */
+/**
+ * The parts of a store key, as returned by {@linkcode splitMetaNamespaceKey}.
+ *
+ * @example
+ * ```ts
+ * import { type NamespacedName, splitMetaNamespaceKey } from "./key_func.ts";
+ * const { namespace, name }: NamespacedName = splitMetaNamespaceKey("default/cm1");
+ * console.log(namespace, name); // default cm1
+ * ```
+ */
 export interface NamespacedName {
   /** The namespace, or `""` for a cluster-scoped object. */
   namespace: string;

@@ -11,7 +11,24 @@ import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts
 import type { InformerChange } from "./informer_change.ts";
 import type { TransformFunc } from "./transform.ts";
 
-/** Options of {@linkcode InformerStore}. */
+/**
+ * Options of {@linkcode InformerStore}.
+ *
+ * @example
+ * ```ts
+ * import { dropManagedFields, InformerStore, metaNamespaceKeyFunc } from "../../mod.ts";
+ * import type { InformerStoreOptions, KubeObject } from "../../mod.ts";
+ * const options: InformerStoreOptions<KubeObject> = {
+ *   onChange: (change) => console.log(change.type),
+ *   transform: dropManagedFields,
+ *   keyFunc: metaNamespaceKeyFunc,
+ *   indexers: { app: (obj) => [obj.metadata.labels?.app ?? ""] },
+ * };
+ * const store = new InformerStore(options);
+ * store.replace([{ metadata: { name: "a", labels: { app: "web" } } }], "1"); // add, synced
+ * console.log(store.byIndex("app", "web").length); // 1
+ * ```
+ */
 export interface InformerStoreOptions<T extends KubeObject> {
   /** Receives every change, synchronously, after the cache has applied it. It must not throw. Default: none. */
   onChange?: (change: InformerChange<T>) => void;

@@ -5,14 +5,39 @@
  * @module
  */
 
-/** One `matchExpressions` entry of a structured selector. */
+/**
+ * One `matchExpressions` entry of a structured selector.
+ *
+ * @example
+ * ```ts
+ * import { LabelSelector, type LabelSelectorRequirement } from "./label_selector.ts";
+ * const notCanary: LabelSelectorRequirement = {
+ *   key: "track",
+ *   operator: "NotIn",
+ *   values: ["canary"],
+ * };
+ * console.log(LabelSelector.from({ matchExpressions: [notCanary] }).toString()); // track!=canary
+ * ```
+ */
 export interface LabelSelectorRequirement {
   key: string;
   operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
   values?: string[];
 }
 
-/** A structured selector (`metav1.LabelSelector`); both parts must match. */
+/**
+ * A structured selector (`metav1.LabelSelector`); both parts must match.
+ *
+ * @example
+ * ```ts
+ * import { LabelSelector, type LabelSelectorSpec } from "./label_selector.ts";
+ * const spec: LabelSelectorSpec = {
+ *   matchLabels: { app: "web" },
+ *   matchExpressions: [{ key: "tier", operator: "In", values: ["front", "edge"] }],
+ * };
+ * console.log(LabelSelector.from(spec).matches({ app: "web", tier: "edge" })); // true
+ * ```
+ */
 export interface LabelSelectorSpec {
   matchLabels?: Record<string, string>;
   matchExpressions?: LabelSelectorRequirement[];

@@ -8,13 +8,41 @@ import type { IndexerLike } from "../cache/indexer.ts";
 import { NAMESPACE_INDEX } from "../cache/namespace_index.ts";
 import { type LabelSelector, labelSelector, type LabelSelectorSpec } from "./label_selector.ts";
 
-/** The read-only view of a cache that listers and informers hand out. */
+/**
+ * The read-only view of a cache that listers and informers hand out.
+ *
+ * @example
+ * ```ts
+ * import { Indexer, metaNamespaceKeyFunc } from "../../mod.ts";
+ * import type { KubeObject, ReadonlyIndexer } from "../../mod.ts";
+ * const cache = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+ * cache.add({ metadata: { name: "a", namespace: "default" } });
+ * const view: ReadonlyIndexer<KubeObject> = cache; // no add, update, delete...
+ * console.log(view.listKeys()); // ["default/a"]
+ * ```
+ */
 export type ReadonlyIndexer<T extends KubeObject> = Omit<
   IndexerLike<T>,
   "add" | "update" | "delete" | "replace" | "resync" | "addIndexers"
 >;
 
-/** Options of {@linkcode Lister.list}. */
+/**
+ * Options of {@linkcode Lister.list}.
+ *
+ * @example
+ * ```ts
+ * import { Indexer, Lister, metaNamespaceKeyFunc } from "../../mod.ts";
+ * import type { KubeObject, ListerListOptions } from "../../mod.ts";
+ * const cache = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+ * cache.add({ metadata: { name: "a", namespace: "web", labels: { tier: "front" } } });
+ * cache.add({ metadata: { name: "b", namespace: "db", labels: { tier: "front" } } });
+ * const options: ListerListOptions = {
+ *   namespace: "web",
+ *   labelSelector: { matchLabels: { tier: "front" } },
+ * };
+ * console.log(new Lister(cache).list(options).length); // 1
+ * ```
+ */
 export interface ListerListOptions {
   /** Only this namespace (`""`: cluster-scoped objects). Default: every namespace. */
   namespace?: string;

@@ -62,7 +62,24 @@ export interface ResourceEventHandler<T extends KubeObject> {
   onDelete?(obj: DeletedObject<T>): void | Promise<void>;
 }
 
-/** Options of `Informer.addEventHandler`. */
+/**
+ * Options of `Informer.addEventHandler`.
+ *
+ * @example
+ * ```ts
+ * import { Informer } from "../../mod.ts";
+ * import type { HandlerOptions, KubeObject, ListerWatcher } from "../../mod.ts";
+ * const lw: ListerWatcher = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
+ *   async *watch() {},
+ * };
+ * const informer = new Informer(lw, { name: "pods" });
+ * const options: HandlerOptions = { maxQueueLength: 10_000 }; // a slow handler: keep more exactly
+ * const handler = { onAdd: (pod: KubeObject) => console.log(pod.metadata.name) };
+ * const registration = informer.addEventHandler(handler, options);
+ * registration.remove();
+ * ```
+ */
 export interface HandlerOptions {
   /**
    * How many notifications may wait for this handler, in order, before its

@@ -15,13 +15,48 @@ import { Informer } from "./informer.ts";
 import type { InformerOptions } from "./informer_options.ts";
 import { waitForCacheSync } from "./wait_for_cache_sync.ts";
 
-/** Which objects an informer of a {@linkcode SharedInformerFactory} watches (its sharing key). */
+/**
+ * Which objects an informer of a {@linkcode SharedInformerFactory} watches (its sharing key).
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, SharedInformerFactory } from "../../mod.ts";
+ * import type { InformerResource } from "../../mod.ts";
+ * const webPods: InformerResource = {
+ *   apiVersion: "v1",
+ *   resource: "pods",
+ *   namespace: "web",
+ *   labelSelector: "app=web",
+ * };
+ * const client = new KubeClient({ server: "http://127.0.0.1:8001" });
+ * const factory = new SharedInformerFactory({ client });
+ * console.log(factory.informerFor(webPods) === factory.informerFor({ ...webPods })); // true
+ * ```
+ */
 export type InformerResource = Pick<
   ResourceListerWatcherOptions,
   "apiVersion" | "resource" | "namespace" | "labelSelector" | "fieldSelector" | "metadataOnly"
 >;
 
-/** Options of {@linkcode SharedInformerFactory}. */
+/**
+ * Options of {@linkcode SharedInformerFactory}.
+ *
+ * @example
+ * ```ts
+ * import { SharedInformerFactory } from "../../mod.ts";
+ * import type { ListerWatcher, SharedInformerFactoryOptions } from "../../mod.ts";
+ * const empty: ListerWatcher = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
+ *   async *watch() {},
+ * };
+ * const options: SharedInformerFactoryOptions = {
+ *   listerWatcher: () => empty, // a test double instead of a client
+ *   defaults: { resyncPeriodMs: 10 * 60_000, onError: (err, phase) => console.warn(phase, err) },
+ * };
+ * const factory = new SharedInformerFactory(options);
+ * console.log(factory.informerFor({ apiVersion: "v1", resource: "pods" }).name); // pods
+ * ```
+ */
 export interface SharedInformerFactoryOptions {
   /** The client every informer lists and watches through. Required unless `listerWatcher` is given. */
   client?: KubeClient;

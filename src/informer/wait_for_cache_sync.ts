@@ -4,7 +4,19 @@
  * @module
  */
 
-/** Anything that syncs once: an `Informer`, a `HandlerRegistration`, a `Reflector`. */
+/**
+ * Anything that syncs once: an `Informer`, a `HandlerRegistration`, a `Reflector`.
+ *
+ * @example
+ * ```ts
+ * import { type Syncable, waitForCacheSync } from "./wait_for_cache_sync.ts";
+ * const alreadySynced: Syncable = {
+ *   hasSynced: () => true,
+ *   waitForSync: () => Promise.resolve(),
+ * };
+ * console.log(await waitForCacheSync(new AbortController().signal, alreadySynced)); // true
+ * ```
+ */
 export interface Syncable {
   hasSynced(): boolean;
   waitForSync(options: { signal?: AbortSignal }): Promise<void>;

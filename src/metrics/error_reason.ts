@@ -13,7 +13,17 @@ import {
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { isExpired } from "../api/predicates.ts";
 
-/** Every value {@linkcode errorReason} can return: a metric label's whole range. */
+/**
+ * Every value {@linkcode errorReason} can return: a metric label's whole range.
+ *
+ * @example
+ * ```ts
+ * import { ERROR_REASONS } from "./error_reason.ts";
+ * // start every reason's series at zero, so rates work from the first error
+ * const errors = Object.fromEntries(ERROR_REASONS.map((reason) => [reason, 0]));
+ * console.log(errors.expired, errors.other); // 0 0
+ * ```
+ */
 export const ERROR_REASONS = [
   "expired",
   "status_4xx",
@@ -26,7 +36,16 @@ export const ERROR_REASONS = [
   "other",
 ] as const;
 
-/** A bounded error class, safe as a metric label. */
+/**
+ * A bounded error class, safe as a metric label.
+ *
+ * @example
+ * ```ts
+ * import { type ErrorReason, errorReason } from "./error_reason.ts";
+ * const reason: ErrorReason = errorReason(new Error("boom"));
+ * console.log(reason); // other
+ * ```
+ */
 export type ErrorReason = typeof ERROR_REASONS[number];
 
 /**

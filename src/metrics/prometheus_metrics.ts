@@ -14,7 +14,20 @@ import type {
   ReflectorMetricsSources,
 } from "./reflector_metrics.ts";
 
-/** Options of {@linkcode prometheusMetrics}. */
+/**
+ * Options of {@linkcode prometheusMetrics}.
+ *
+ * @example
+ * ```ts
+ * import type { PromClientLike, PromRegistryLike } from "./prom_client_like.ts";
+ * import { prometheusMetrics, type PrometheusMetricsOptions } from "./prometheus_metrics.ts";
+ * // `promClient`: the application's `import * as promClient from "prom-client"`
+ * function appMetrics<R extends PromRegistryLike>(promClient: PromClientLike<R>, registry: R) {
+ *   const options: PrometheusMetricsOptions<R> = { client: promClient, registry, prefix: "app_" };
+ *   return prometheusMetrics(options);
+ * }
+ * ```
+ */
 export interface PrometheusMetricsOptions<R extends PromRegistryLike = PromRegistryLike> {
   /** The `prom-client` module (`import * as promClient from "prom-client"`). Required. */
   client: PromClientLike<R>;
@@ -24,7 +37,19 @@ export interface PrometheusMetricsOptions<R extends PromRegistryLike = PromRegis
   prefix?: string;
 }
 
-/** A {@linkcode MetricsProvider} backed by `prom-client`. */
+/**
+ * A {@linkcode MetricsProvider} backed by `prom-client`.
+ *
+ * @example
+ * ```ts
+ * import type { PrometheusMetrics } from "./prometheus_metrics.ts";
+ * // serve the adapter's registry on a /metrics endpoint
+ * async function scrape(metrics: PrometheusMetrics): Promise<Response> {
+ *   const body = await metrics.registry.metrics();
+ *   return new Response(body, { headers: { "content-type": metrics.registry.contentType } });
+ * }
+ * ```
+ */
 export interface PrometheusMetrics extends MetricsProvider {
   /** The registry the metrics live in. */
   readonly registry: PromRegistryLike;

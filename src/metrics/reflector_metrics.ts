@@ -7,7 +7,19 @@
  */
 import type { WatcherObserver } from "../reflector/watcher_options.ts";
 
-/** Values a metrics backend reads when it is scraped (cheap, must not throw). */
+/**
+ * Values a metrics backend reads when it is scraped (cheap, must not throw).
+ *
+ * @example
+ * ```ts
+ * import { Indexer, metaNamespaceKeyFunc, noopMetrics } from "../../mod.ts";
+ * import type { ReflectorMetricsSources } from "../../mod.ts";
+ * const store = new Indexer(metaNamespaceKeyFunc);
+ * const sources: ReflectorMetricsSources = { storeSize: () => store.size };
+ * const metrics = noopMetrics.reflector("configmaps", sources);
+ * metrics.dispose();
+ * ```
+ */
 export interface ReflectorMetricsSources {
   /** Objects in the store. Default: not reported. */
   storeSize?: () => number;

@@ -7,7 +7,9 @@ const resolvedOptions = new WeakSet<object>();
 
 /** Every watcher option resolved to a value. */
 export type ResolvedWatcherOptions =
-  & Required<Omit<WatcherOptions, "signal" | "expectedKind" | "idleTimeoutMs" | "backoff" | "observer">>
+  & Required<
+    Omit<WatcherOptions, "signal" | "expectedKind" | "idleTimeoutMs" | "backoff" | "observer">
+  >
   & {
     signal?: AbortSignal;
     expectedKind?: string;
@@ -39,11 +41,16 @@ export function resolveWatcherOptions(
   if (options.onError !== undefined && typeof options.onError !== "function") {
     throw new TypeError("onError must be a function");
   }
-  if (options.expectedKind !== undefined && (typeof options.expectedKind !== "string" || !options.expectedKind)) {
+  if (
+    options.expectedKind !== undefined &&
+    (typeof options.expectedKind !== "string" || !options.expectedKind)
+  ) {
     throw new TypeError("expectedKind must be a non-empty string");
   }
   const pageSize = options.pageSize ?? 500;
-  if (!Number.isInteger(pageSize) || pageSize < 0) throw new RangeError(`pageSize must be an integer >= 0, got ${pageSize}`);
+  if (!Number.isInteger(pageSize) || pageSize < 0) {
+    throw new RangeError(`pageSize must be an integer >= 0, got ${pageSize}`);
+  }
   const backoff = options.backoff instanceof Backoff
     ? options.backoff
     : new Backoff({ clock, random, ...options.backoff });
@@ -80,7 +87,9 @@ export function kindMatches(obj: KubeObject, expected: string | undefined): bool
 function guardedObserver(observer: WatcherObserver | undefined): WatcherObserver {
   if (!observer) return {};
   const guarded: Record<string, unknown> = {};
-  for (const name of ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const) {
+  for (
+    const name of ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const
+  ) {
     const fn = observer[name] as ((...args: unknown[]) => void) | undefined;
     if (typeof fn !== "function") continue;
     guarded[name] = (...args: unknown[]) => {

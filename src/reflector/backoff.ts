@@ -1,6 +1,16 @@
 import { type Clock, systemClock } from "./clock.ts";
 
-/** Options of {@linkcode Backoff}; the defaults are client-go's reflector values. */
+/**
+ * Options of {@linkcode Backoff}; the defaults are client-go's reflector values.
+ *
+ * @example
+ * ```ts
+ * import { Backoff, type BackoffOptions } from "./backoff.ts";
+ * const options: BackoffOptions = { initialMs: 100, factor: 3, capMs: 1_000, jitter: 0 };
+ * const backoff = new Backoff(options);
+ * console.log(backoff.next(), backoff.next(), backoff.next(), backoff.next()); // 100 300 900 1000
+ * ```
+ */
 export interface BackoffOptions {
   /** The first delay. Default: `800` ms. */
   initialMs?: number;

@@ -1,4 +1,13 @@
-/** An opaque timer handle from {@linkcode Clock.setTimeout}. */
+/**
+ * An opaque timer handle from {@linkcode Clock.setTimeout}.
+ *
+ * @example
+ * ```ts
+ * import { systemClock, type TimerHandle } from "./clock.ts";
+ * const handle: TimerHandle = systemClock.setTimeout(() => console.log("too late"), 60_000);
+ * systemClock.clearTimeout(handle);
+ * ```
+ */
 export type TimerHandle = unknown;
 
 /**

@@ -2,7 +2,27 @@ import { isExpired } from "../api/predicates.ts";
 import type { KubeList, KubeObject } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 
-/** Options of {@linkcode listAllPages}. */
+/**
+ * Options of {@linkcode listAllPages}.
+ *
+ * @example
+ * ```ts
+ * import { listAllPages, type ListPagerOptions } from "./list_pager.ts";
+ * import type { ListerWatcher } from "../transport/lister_watcher.ts";
+ * const lw: ListerWatcher = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "7" }, items: [{ metadata: {} }] }),
+ *   async *watch() {},
+ * };
+ * let seen = 0;
+ * const options: ListPagerOptions = {
+ *   resourceVersion: "0",
+ *   pageSize: 100,
+ *   onPage: (items) => void (seen += items),
+ * };
+ * const { items, pages } = await listAllPages(lw, options);
+ * console.log(items.length, pages, seen); // 1 1 1
+ * ```
+ */
 export interface ListPagerOptions {
   /** The list's `resourceVersion` (`"0"`, `""` or a version). Default: `""`. */
   resourceVersion?: string;
@@ -14,7 +34,23 @@ export interface ListPagerOptions {
   onPage?: (items: number) => void;
 }
 
-/** A complete list: every item of one snapshot and the snapshot's version. */
+/**
+ * A complete list: every item of one snapshot and the snapshot's version.
+ *
+ * @example
+ * ```ts
+ * import { listAllPages, type ListResult } from "./list_pager.ts";
+ * import type { KubeObject } from "../api/types.ts";
+ * import type { ListerWatcher } from "../transport/lister_watcher.ts";
+ * const lw: ListerWatcher = {
+ *   list: () =>
+ *     Promise.resolve({ kind: "ConfigMapList", metadata: { resourceVersion: "9" }, items: [] }),
+ *   async *watch() {},
+ * };
+ * const result: ListResult<KubeObject> = await listAllPages(lw);
+ * console.log(result.kind, result.resourceVersion, result.pages); // ConfigMapList 9 1
+ * ```
+ */
 export interface ListResult<T extends KubeObject> {
   items: T[];
   resourceVersion: string;
@@ -54,7 +90,12 @@ export async function listAllPages<T extends KubeObject>(
     signal?.throwIfAborted();
     let page: KubeList<T>;
     try {
-      page = await lw.list({ resourceVersion, limit: pageSize || undefined, continue: token, signal });
+      page = await lw.list({
+        resourceVersion,
+        limit: pageSize || undefined,
+        continue: token,
+        signal,
+      });
     } catch (err) {
       if (token === undefined || !isExpired(err)) throw err;
       items = [];
@@ -64,7 +105,10 @@ export async function listAllPages<T extends KubeObject>(
     }
     pages++;
     first ??= page;
-    if (!page || !Array.isArray(page.items) || typeof page.metadata !== "object" || page.metadata === null) {
+    if (
+      !page || !Array.isArray(page.items) || typeof page.metadata !== "object" ||
+      page.metadata === null
+    ) {
       throw new TypeError("list response is not a Kubernetes list (no items array or metadata)");
     }
     onPage?.(page.items.length);

@@ -3,10 +3,31 @@ import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { watcher, type WatcherEvent } from "./watcher.ts";
-import { resolveWatcherOptions, type ResolvedWatcherOptions } from "./_resolve_watcher_options.ts";
+import { type ResolvedWatcherOptions, resolveWatcherOptions } from "./_resolve_watcher_options.ts";
 import type { ErrorPhase, WatcherOptions } from "./watcher_options.ts";
 
-/** Options of {@linkcode Reflector}: the watcher's options (without `signal`) plus these. */
+/**
+ * Options of {@linkcode Reflector}: the watcher's options (without `signal`) plus these.
+ *
+ * @example
+ * ```ts
+ * import { Indexer, metaNamespaceKeyFunc, Reflector } from "../../mod.ts";
+ * import type { ListerWatcher, ReflectorOptions } from "../../mod.ts";
+ * const lw: ListerWatcher = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
+ *   async *watch() {},
+ * };
+ * const options: ReflectorOptions = {
+ *   name: "configmaps",
+ *   expectedKind: "ConfigMap",
+ *   resyncPeriodMs: 10 * 60_000,
+ *   shouldResync: () => true,
+ *   onError: (err, phase) => console.warn(phase, err),
+ * };
+ * const reflector = new Reflector(lw, new Indexer(metaNamespaceKeyFunc), options);
+ * console.log(reflector.name); // configmaps
+ * ```
+ */
 export interface ReflectorOptions extends Omit<WatcherOptions, "signal"> {
   /** Names the reflector in logs and metrics. Default: `"reflector"`. */
   name?: string;
@@ -16,7 +37,26 @@ export interface ReflectorOptions extends Omit<WatcherOptions, "signal"> {
   shouldResync?: () => boolean;
 }
 
-/** Options of {@linkcode Reflector.run}. */
+/**
+ * Options of {@linkcode Reflector.run}.
+ *
+ * @example
+ * ```ts
+ * import { Indexer, metaNamespaceKeyFunc, Reflector } from "../../mod.ts";
+ * import type { ListerWatcher, RunOptions } from "../../mod.ts";
+ * const lw: ListerWatcher = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
+ *   async *watch() {},
+ * };
+ * const reflector = new Reflector(lw, new Indexer(metaNamespaceKeyFunc), { onError: () => {} });
+ * const ac = new AbortController();
+ * const options: RunOptions = { signal: ac.signal };
+ * const done = reflector.run(options);
+ * await reflector.synced;
+ * ac.abort(); // run() resolves once the reflector has stopped
+ * await done;
+ * ```
+ */
 export interface RunOptions {
   /** Stops the reflector: `run()` then resolves. Required. */
   signal: AbortSignal;
@@ -113,12 +153,16 @@ export class Reflector<T extends KubeObject = KubeObject> {
    */
   async run(options: RunOptions): Promise<void> {
     const { signal } = options ?? {};
-    if (!(signal instanceof AbortSignal)) throw new TypeError("Reflector.run: options.signal is required");
+    if (!(signal instanceof AbortSignal)) {
+      throw new TypeError("Reflector.run: options.signal is required");
+    }
     if (this.#running) throw new Error(`Reflector ${this.name}: already running`);
     if (signal.aborted) return;
     this.#running = true;
     const { controller, dispose } = childAbortController(signal);
-    const resync = this.#resyncPeriodMs > 0 ? this.#resyncLoop(controller.signal) : Promise.resolve();
+    const resync = this.#resyncPeriodMs > 0
+      ? this.#resyncLoop(controller.signal)
+      : Promise.resolve();
     try {
       for await (const ev of watcher(this.#lw, { ...this.#options, signal })) {
         this.#apply(ev);

@@ -1,11 +1,20 @@
-import { ListTimeoutError, ShortWatchError, UnexpectedKindError, WatchIdleTimeoutError } from "../api/errors.ts";
+import {
+  ListTimeoutError,
+  ShortWatchError,
+  UnexpectedKindError,
+  WatchIdleTimeoutError,
+} from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { isExpired, isTooLargeResourceVersion } from "../api/predicates.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { listAllPages, type ListResult } from "./list_pager.ts";
-import { kindMatches, resolveWatcherOptions, type ResolvedWatcherOptions } from "./_resolve_watcher_options.ts";
+import {
+  kindMatches,
+  type ResolvedWatcherOptions,
+  resolveWatcherOptions,
+} from "./_resolve_watcher_options.ts";
 import type { WatcherOptions } from "./watcher_options.ts";
 
 /**
@@ -13,6 +22,22 @@ import type { WatcherOptions } from "./watcher_options.ts";
  * replaces everything known before (the first list, every relist, the end of
  * a streaming list); the others are changes after it, in order. Every event
  * carries the resourceVersion to resume from once it has been applied.
+ *
+ * @example
+ * ```ts
+ * import type { WatcherEvent } from "./watcher.ts";
+ * function describe(ev: WatcherEvent): string {
+ *   switch (ev.type) {
+ *     case "LIST":
+ *       return `snapshot of ${ev.items.length} at ${ev.resourceVersion}`;
+ *     case "BOOKMARK":
+ *       return `at ${ev.resourceVersion}`;
+ *     default:
+ *       return `${ev.type} ${ev.object.metadata.name} at ${ev.resourceVersion}`;
+ *   }
+ * }
+ * console.log(describe({ type: "BOOKMARK", resourceVersion: "12" })); // at 12
+ * ```
  */
 export type WatcherEvent<T extends KubeObject = KubeObject> =
   | { type: "LIST"; items: T[]; resourceVersion: string }
@@ -156,12 +181,18 @@ export async function* watcher<T extends KubeObject = KubeObject>(
         observer.event?.(ev.type, evRv);
         if (ev.type === "BOOKMARK") {
           rv = evRv;
-          if (collected && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true") {
+          if (
+            collected && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true"
+          ) {
             const items = collected;
             collected = undefined;
             ctx.setRv(rv);
             ctx.setSynced();
-            observer.listDone?.({ durationMs: clock.now() - started, items: items.length, resourceVersion: rv });
+            observer.listDone?.({
+              durationMs: clock.now() - started,
+              items: items.length,
+              resourceVersion: rv,
+            });
             yield { type: "LIST", items, resourceVersion: rv };
           } else if (!collected) {
             ctx.setRv(rv);
@@ -206,7 +237,10 @@ export async function* watcher<T extends KubeObject = KubeObject>(
       }
       return {
         next: "rewatch",
-        wait: Math.max(o.backoff.next(), err instanceof KubeStatusError ? err.retryAfterMs ?? 0 : 0),
+        wait: Math.max(
+          o.backoff.next(),
+          err instanceof KubeStatusError ? err.retryAfterMs ?? 0 : 0,
+        ),
       };
     } finally {
       clock.clearTimeout(handle);
@@ -221,9 +255,16 @@ async function listWithDeadline<T extends KubeObject>(
   o: ResolvedWatcherOptions,
 ): Promise<ListResult<T>> {
   const { controller, dispose } = childAbortController(o.signal);
-  const handle = o.clock.setTimeout(() => controller.abort(new ListTimeoutError(o.listTimeoutMs)), o.listTimeoutMs);
+  const handle = o.clock.setTimeout(
+    () => controller.abort(new ListTimeoutError(o.listTimeoutMs)),
+    o.listTimeoutMs,
+  );
   try {
-    return await listAllPages(lw, { resourceVersion, pageSize: o.pageSize, signal: controller.signal });
+    return await listAllPages(lw, {
+      resourceVersion,
+      pageSize: o.pageSize,
+      signal: controller.signal,
+    });
   } catch (err) {
     if (controller.signal.aborted && !o.signal?.aborted) throw controller.signal.reason;
     throw err;
@@ -245,7 +286,11 @@ function statusError(status: Status): KubeStatusError {
 
 function unexpectedKind(obj: KubeObject, expected: string): UnexpectedKindError {
   const m = obj.metadata ?? {};
-  return new UnexpectedKindError(expected, obj.kind ?? "", m.namespace ? `${m.namespace}/${m.name}` : m.name ?? "");
+  return new UnexpectedKindError(
+    expected,
+    obj.kind ?? "",
+    m.namespace ? `${m.namespace}/${m.name}` : m.name ?? "",
+  );
 }
 
 function checkListKind(result: ListResult<KubeObject>, expected: string | undefined): void {
@@ -255,7 +300,11 @@ function checkListKind(result: ListResult<KubeObject>, expected: string | undefi
   }
 }
 
-function keepExpectedKind<T extends KubeObject>(items: T[], expected: string | undefined, report: (e: unknown) => void): T[] {
+function keepExpectedKind<T extends KubeObject>(
+  items: T[],
+  expected: string | undefined,
+  report: (e: unknown) => void,
+): T[] {
   if (!expected || items.every((i) => kindMatches(i, expected))) return items;
   return items.filter((i) => {
     if (kindMatches(i, expected)) return true;
@@ -265,6 +314,7 @@ function keepExpectedKind<T extends KubeObject>(items: T[], expected: string | u
 }
 
 function isStreamingUnsupported(err: unknown): boolean {
-  return err instanceof KubeStatusError && (err.code === 422 || err.code === 400 || err.code === 403 ||
-    err.code === 404 || err.code === 405 || err.code === 501);
+  return err instanceof KubeStatusError &&
+    (err.code === 422 || err.code === 400 || err.code === 403 ||
+      err.code === 404 || err.code === 405 || err.code === 501);
 }

@@ -1,18 +1,52 @@
 import type { Backoff, BackoffOptions } from "./backoff.ts";
 import type { Clock } from "./clock.ts";
 
-/** Where an error reported to `onError` happened. */
+/**
+ * Where an error reported to `onError` happened.
+ *
+ * @example
+ * ```ts
+ * import type { ErrorPhase } from "./watcher_options.ts";
+ * // "store" and "handler" errors come from application code (key function, transform, handlers)
+ * const fromOurCode = (phase: ErrorPhase): boolean => phase === "store" || phase === "handler";
+ * console.log(fromOurCode("watch")); // false
+ * ```
+ */
 export type ErrorPhase = "list" | "watch" | "event" | "store" | "handler";
 
 /**
  * Receives every error that recovery handles (client-go's watch error
  * handler). It must not throw; if it does, the throw is ignored.
+ *
+ * @example
+ * ```ts
+ * import type { ErrorHandler } from "./watcher_options.ts";
+ * const onError: ErrorHandler = (error, phase) => {
+ *   console.warn(`[configmaps] ${phase}: ${error instanceof Error ? error.message : error}`);
+ * };
+ * onError(new Error("connection reset"), "watch"); // [configmaps] watch: connection reset
+ * ```
  */
 export type ErrorHandler = (error: unknown, phase: ErrorPhase) => void;
 
 /**
  * Observations for metrics; every callback optional, each must be cheap
  * and must not throw (a throw is ignored). See the `metrics` entry point.
+ *
+ * @example
+ * ```ts
+ * import type { WatcherObserver } from "./watcher_options.ts";
+ * let relists = 0;
+ * const observer: WatcherObserver = {
+ *   relist: (reason) => {
+ *     relists++;
+ *     console.log("relist:", reason);
+ *   },
+ *   watchEnd: ({ durationMs, events }) => console.log(`watch: ${events} events, ${durationMs} ms`),
+ * };
+ * observer.relist?.("initial");
+ * console.log(relists); // 1
+ * ```
  */
 export interface WatcherObserver {
   /** A complete list (all pages) finished. */
@@ -29,7 +63,33 @@ export interface WatcherObserver {
   event?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK", resourceVersion: string): void;
 }
 
-/** Options of {@linkcode watcher} (and, through `ReflectorOptions`, of the reflector). */
+/**
+ * Options of {@linkcode watcher} (and, through `ReflectorOptions`, of the reflector).
+ *
+ * @example
+ * ```ts
+ * import { watcher } from "./watcher.ts";
+ * import type { WatcherOptions } from "./watcher_options.ts";
+ * import type { ListerWatcher } from "../transport/lister_watcher.ts";
+ * const lw: ListerWatcher = {
+ *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
+ *   async *watch() {},
+ * };
+ * const ac = new AbortController();
+ * const options: WatcherOptions = {
+ *   signal: ac.signal,
+ *   expectedKind: "ConfigMap",
+ *   pageSize: 250,
+ *   idleTimeoutMs: 90_000,
+ *   backoff: { initialMs: 500, capMs: 10_000 },
+ *   onError: (err, phase) => console.warn(phase, err),
+ * };
+ * for await (const ev of watcher(lw, options)) {
+ *   if (ev.type === "LIST") console.log("listed", ev.items.length); // listed 0
+ *   break; // leaving the loop ends the watcher too
+ * }
+ * ```
+ */
 export interface WatcherOptions {
   /** Ends the watcher: the generator throws `signal.reason`. Default: none (runs until `return()`). */
   signal?: AbortSignal;

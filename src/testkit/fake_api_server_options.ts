@@ -57,7 +57,16 @@ export interface FakeApiServerOptions {
   keepAlive?: boolean;
 }
 
-/** The options with their defaults applied. */
+/**
+ * The options with their defaults applied.
+ *
+ * @example
+ * ```ts
+ * import { type ResolvedOptions, resolveOptions } from "./fake_api_server_options.ts";
+ * const resolved: ResolvedOptions = resolveOptions({ historySize: 50 });
+ * console.log(resolved.hostname, resolved.port, resolved.historySize); // 127.0.0.1 0 50
+ * ```
+ */
 export interface ResolvedOptions {
   port: number;
   hostname: string;
@@ -70,7 +79,20 @@ export interface ResolvedOptions {
   behaviour: Behaviour;
 }
 
-/** Applies the defaults; throws `RangeError`/`TypeError` on an invalid value. */
+/**
+ * Applies the defaults; throws `RangeError`/`TypeError` on an invalid value.
+ *
+ * @example
+ * ```ts
+ * import { resolveOptions } from "./fake_api_server_options.ts";
+ * console.log(resolveOptions({}).behaviour.expiredWatch); // event
+ * try {
+ *   resolveOptions({ port: 70_000 });
+ * } catch (err) {
+ *   console.log(err instanceof RangeError); // true
+ * }
+ * ```
+ */
 export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
   const {
     port = 0,

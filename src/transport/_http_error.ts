@@ -60,8 +60,10 @@ export async function statusErrorFromResponse(
       ? status.details.retryAfterSeconds * 1000
       : undefined);
   const type = res.headers.get("content-type") ?? "no content type";
-  const bodyDescription = status ? undefined : `${res.statusText || "error"} (${type.split(";")[0]}, ${
-    new TextEncoder().encode(text).length
-  } bytes)`;
+  const bodyDescription = status
+    ? undefined
+    : `${res.statusText || "error"} (${type.split(";")[0]}, ${
+      new TextEncoder().encode(text).length
+    } bytes)`;
   return new KubeStatusError({ code: res.status, request, status, retryAfterMs, bodyDescription });
 }

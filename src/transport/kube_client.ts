@@ -6,13 +6,40 @@ import { statusErrorFromResponse } from "./_http_error.ts";
  * Supplies the bearer token for each request. Called with `refresh: true`
  * once after a 401, so a provider backed by a file or an exec plugin can
  * fetch a new credential. Return `undefined` to send no token.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, type TokenProvider } from "./kube_client.ts";
+ * let token = "initial-token";
+ * const provider: TokenProvider = ({ refresh }) => {
+ *   if (refresh) token = "rotated-token"; // e.g. re-read a projected token file
+ *   return token;
+ * };
+ * const client = new KubeClient({ server: "https://10.0.0.1:6443", token: provider });
+ * console.log(client.server.host); // 10.0.0.1:6443
+ * ```
  */
 export type TokenProvider = (context: {
   refresh: boolean;
   signal?: AbortSignal;
 }) => string | undefined | Promise<string | undefined>;
 
-/** Options of {@linkcode KubeClient}. */
+/**
+ * Options of {@linkcode KubeClient}.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, type KubeClientOptions } from "./kube_client.ts";
+ * const options: KubeClientOptions = {
+ *   server: "https://10.0.0.1:6443",
+ *   token: "s3cret",
+ *   headers: { "x-request-source": "docs" },
+ *   userAgent: "my-controller/1.0",
+ * };
+ * const client = new KubeClient(options);
+ * console.log(client.server.href); // https://10.0.0.1:6443/
+ * ```
+ */
 export interface KubeClientOptions {
   /** The API server's base URL, e.g. `"https://10.0.0.1:6443"` or `"http://127.0.0.1:8001"` (kubectl proxy). Required. */
   server: string | URL;
@@ -26,7 +53,19 @@ export interface KubeClientOptions {
   userAgent?: string;
 }
 
-/** Options of one {@linkcode KubeClient.request}. */
+/**
+ * Options of one {@linkcode KubeClient.request}.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, type KubeRequestOptions } from "./kube_client.ts";
+ * const fakeFetch = () => Promise.resolve(new Response('{"items":[]}'));
+ * const client = new KubeClient({ server: "http://127.0.0.1:8001", fetch: fakeFetch });
+ * const options: KubeRequestOptions = { query: { labelSelector: "app=web", limit: "50" } };
+ * const list = await client.requestJson<{ items: unknown[] }>("/api/v1/pods", options);
+ * console.log(list.items.length); // 0
+ * ```
+ */
 export interface KubeRequestOptions {
   /** HTTP method. Default: `"GET"`. */
   method?: string;
@@ -65,7 +104,13 @@ export class KubeClient {
   #fetch: typeof fetch;
 
   constructor(options: KubeClientOptions) {
-    const { server, token, headers, fetch: fetchImpl = globalThis.fetch, userAgent = "kube-reflector" } = options;
+    const {
+      server,
+      token,
+      headers,
+      fetch: fetchImpl = globalThis.fetch,
+      userAgent = "kube-reflector",
+    } = options;
     let url: URL;
     try {
       url = new URL(server);
@@ -76,7 +121,9 @@ export class KubeClient {
       throw new TypeError(`KubeClient: unsupported server protocol ${url.protocol}`);
     }
     if (url.username || url.password) {
-      throw new TypeError("KubeClient: put credentials in `token` or `headers`, not in the server URL");
+      throw new TypeError(
+        "KubeClient: put credentials in `token` or `headers`, not in the server URL",
+      );
     }
     if (typeof fetchImpl !== "function") throw new TypeError("KubeClient: no fetch available");
     this.server = url;
@@ -117,7 +164,9 @@ export class KubeClient {
       throw new KubeStatusError({
         code: res.status,
         request: `${options.method ?? "GET"} ${path}`,
-        bodyDescription: `response body is not valid JSON (${err instanceof Error ? err.name : "error"})`,
+        bodyDescription: `response body is not valid JSON (${
+          err instanceof Error ? err.name : "error"
+        })`,
       });
     }
   }

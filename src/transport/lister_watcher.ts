@@ -1,6 +1,16 @@
 import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
 
-/** Options of one list call (one page). */
+/**
+ * Options of one list call (one page).
+ *
+ * @example
+ * ```ts
+ * import type { ListOptions } from "./lister_watcher.ts";
+ * const fromCache: ListOptions = { resourceVersion: "0", limit: 500 };
+ * const nextPage: ListOptions = { limit: 500, continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEi..." };
+ * const consistent: ListOptions = { resourceVersion: "", signal: new AbortController().signal };
+ * ```
+ */
 export interface ListOptions {
   /** `"0"` (any version, from the server's cache), `""` (a consistent read), or a version not to go below. Default: `""`. */
   resourceVersion?: string;
@@ -14,7 +24,24 @@ export interface ListOptions {
   signal?: AbortSignal;
 }
 
-/** Options of one watch call. */
+/**
+ * Options of one watch call.
+ *
+ * @example
+ * ```ts
+ * import type { WatchOptions } from "./lister_watcher.ts";
+ * const resume: WatchOptions = {
+ *   resourceVersion: "1234",
+ *   timeoutSeconds: 300,
+ *   allowWatchBookmarks: true,
+ * };
+ * const streamingList: WatchOptions = {
+ *   sendInitialEvents: true,
+ *   resourceVersionMatch: "NotOlderThan",
+ *   allowWatchBookmarks: true,
+ * };
+ * ```
+ */
 export interface WatchOptions {
   /** Start after this version (`""` or `"0"`: from the current state). Default: `""`. */
   resourceVersion?: string;

@@ -4,7 +4,26 @@ import type { ListerWatcher, ListOptions, WatchOptions } from "./lister_watcher.
 import { resourcePath } from "./resource_path.ts";
 import { watchStream } from "./watch_stream.ts";
 
-/** Options of {@linkcode resourceListerWatcher}. */
+/**
+ * Options of {@linkcode resourceListerWatcher}.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient } from "./kube_client.ts";
+ * import {
+ *   resourceListerWatcher,
+ *   type ResourceListerWatcherOptions,
+ * } from "./resource_lister_watcher.ts";
+ * const options: ResourceListerWatcherOptions = {
+ *   apiVersion: "apps/v1",
+ *   resource: "deployments",
+ *   namespace: "prod",
+ *   labelSelector: "app=web",
+ *   metadataOnly: true,
+ * };
+ * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), options);
+ * ```
+ */
 export interface ResourceListerWatcherOptions {
   /** `"v1"` for core resources, `"GROUP/VERSION"` otherwise. Required. */
   apiVersion: string;
@@ -46,8 +65,15 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
   client: KubeClient,
   options: ResourceListerWatcherOptions,
 ): ListerWatcher<T> {
-  const { apiVersion, resource, namespace, labelSelector, fieldSelector, metadataOnly = false, maxEventLength } =
-    options;
+  const {
+    apiVersion,
+    resource,
+    namespace,
+    labelSelector,
+    fieldSelector,
+    metadataOnly = false,
+    maxEventLength,
+  } = options;
   const path = resourcePath({ apiVersion, resource, namespace });
 
   const baseQuery = (): URLSearchParams => {
@@ -60,8 +86,12 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
   return {
     list(opts: ListOptions): Promise<KubeList<T>> {
       const q = baseQuery();
-      if (opts.resourceVersion !== undefined && !opts.continue) q.set("resourceVersion", opts.resourceVersion);
-      if (opts.resourceVersionMatch && !opts.continue) q.set("resourceVersionMatch", opts.resourceVersionMatch);
+      if (opts.resourceVersion !== undefined && !opts.continue) {
+        q.set("resourceVersion", opts.resourceVersion);
+      }
+      if (opts.resourceVersionMatch && !opts.continue) {
+        q.set("resourceVersionMatch", opts.resourceVersionMatch);
+      }
       if (opts.limit) q.set("limit", String(opts.limit));
       if (opts.continue) q.set("continue", opts.continue);
       return client.requestJson<KubeList<T>>(path, {

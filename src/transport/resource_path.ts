@@ -1,5 +1,17 @@
 /**
  * Which resource a request is about.
+ *
+ * @example
+ * ```ts
+ * import { resourcePath, type ResourceRef } from "./resource_path.ts";
+ * const ref: ResourceRef = {
+ *   apiVersion: "apps/v1",
+ *   resource: "deployments",
+ *   namespace: "prod",
+ *   name: "web",
+ * };
+ * console.log(resourcePath(ref)); // /apis/apps/v1/namespaces/prod/deployments/web
+ * ```
  */
 export interface ResourceRef {
   /** `"v1"` for the core group, `"GROUP/VERSION"` otherwise (`"apps/v1"`). */

@@ -1,7 +1,18 @@
 import { KubeNetworkError, WatchDecodeError } from "../api/errors.ts";
 import type { KubeObject, WatchEvent } from "../api/types.ts";
 
-/** Options of {@linkcode watchStream}. */
+/**
+ * Options of {@linkcode watchStream}.
+ *
+ * @example
+ * ```ts
+ * import { watchStream, type WatchStreamOptions } from "./watch_stream.ts";
+ * const line = '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5"}}}\n';
+ * const body = new Response(line).body!;
+ * const options: WatchStreamOptions = { maxEventLength: 2 * 1024 * 1024 }; // 2 Mi code units
+ * for await (const ev of watchStream(body, options)) console.log(ev.type); // BOOKMARK
+ * ```
+ */
 export interface WatchStreamOptions {
   /** Cancels the body and rejects with `signal.reason`. Default: none. */
   signal?: AbortSignal;
@@ -32,7 +43,9 @@ function decodeLine<T extends KubeObject>(text: string, line: number): WatchEven
   }
   if (ev.type !== "ERROR") {
     const meta = (ev.object as { metadata?: unknown }).metadata;
-    if (meta === null || typeof meta !== "object") throw new WatchDecodeError("shape", line, text.length);
+    if (meta === null || typeof meta !== "object") {
+      throw new WatchDecodeError("shape", line, text.length);
+    }
   }
   return ev as WatchEvent<T>;
 }

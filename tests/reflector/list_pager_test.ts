@@ -18,9 +18,16 @@ async function withServer(fn: (server: FakeApiServer) => Promise<void>): Promise
 
 test("listAllPages follows continue tokens and returns one snapshot", async () => {
   await withServer(async (server) => {
-    const lw = resourceListerWatcher(new KubeClient({ server: server.url }), { apiVersion: "v1", resource: "configmaps" });
+    const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+      apiVersion: "v1",
+      resource: "configmaps",
+    });
     const pages: number[] = [];
-    const result = await listAllPages(lw, { resourceVersion: "0", pageSize: 10, onPage: (n) => pages.push(n) });
+    const result = await listAllPages(lw, {
+      resourceVersion: "0",
+      pageSize: 10,
+      onPage: (n) => pages.push(n),
+    });
     assert.deepEqual(pages, [10, 10, 3]);
     assert.equal(result.items.length, 23);
     assert.equal(result.resourceVersion, server.resourceVersion);
@@ -32,7 +39,10 @@ test("listAllPages follows continue tokens and returns one snapshot", async () =
 
 test("an expired continue token restarts as one full list, never mixing snapshots (scenario 5)", async () => {
   await withServer(async (server) => {
-    const lw = resourceListerWatcher(new KubeClient({ server: server.url }), { apiVersion: "v1", resource: "configmaps" });
+    const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+      apiVersion: "v1",
+      resource: "configmaps",
+    });
     let page = 0;
     const result = await listAllPages(lw, {
       resourceVersion: "0",

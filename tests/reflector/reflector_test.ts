@@ -24,7 +24,11 @@ test("reflector lists, syncs, then applies adds, updates and deletes from the wa
     assert.ok(reflector.hasSynced());
     assert.equal(store.list().length, 20);
     const lists = requestsOf(server, "list");
-    assert.equal(lists[0].query.get("resourceVersion"), "0", "the first list is served from the cache");
+    assert.equal(
+      lists[0].query.get("resourceVersion"),
+      "0",
+      "the first list is served from the cache",
+    );
     assert.equal(lists[0].query.get("limit"), "500");
     server.create(configMap("new"));
     server.update({ ...configMap("cm-1", "fx", { changed: "yes" }) });
@@ -38,15 +42,18 @@ test("reflector lists, syncs, then applies adds, updates and deletes from the wa
 });
 
 test("reflector watches with bookmarks and a timeout drawn in [min, 2·min]", async () => {
-  await withReflector({ reflector: { minWatchTimeoutMs: 300_000 } }, async ({ server, reflector }) => {
-    await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    const q = requestsOf(server, "watch")[0].query;
-    assert.equal(q.get("allowWatchBookmarks"), "true");
-    assert.equal(q.get("resourceVersion"), reflector.lastSyncResourceVersion);
-    const t = Number(q.get("timeoutSeconds"));
-    assert.ok(t >= 300 && t <= 600, `timeoutSeconds ${t}`);
-  });
+  await withReflector(
+    { reflector: { minWatchTimeoutMs: 300_000 } },
+    async ({ server, reflector }) => {
+      await reflector.synced;
+      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      const q = requestsOf(server, "watch")[0].query;
+      assert.equal(q.get("allowWatchBookmarks"), "true");
+      assert.equal(q.get("resourceVersion"), reflector.lastSyncResourceVersion);
+      const t = Number(q.get("timeoutSeconds"));
+      assert.ok(t >= 300 && t <= 600, `timeoutSeconds ${t}`);
+    },
+  );
 });
 
 test("reflector rewatches from the last RV without a relist when the watch closes cleanly (scenario 1)", async () => {
@@ -98,42 +105,75 @@ test("reflector relists when the watch start is answered with HTTP 410 (scenario
 });
 
 test("reflector sees deletes made while disconnected when it relists (scenario 11)", async () => {
-  await withReflector({ seed: 10, server: { historySize: 5 } }, async ({ server, store, reflector }) => {
-    await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    await server.goDown();
-    for (let i = 0; i < 6; i++) server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: `cm-${i}` });
-    for (let i = 0; i < 6; i++) server.create(configMap(`fresh-${i}`));
-    server.compact();
-    await server.comeUp();
-    await eventually(() => storeEqualsServer(store, server), "store = server", 8_000);
-    assert.ok(requestsOf(server, "list").length >= 2, "the reflector relisted");
-    assert.equal(store.getByKey("fx/cm-0"), undefined);
-  });
+  await withReflector(
+    { seed: 10, server: { historySize: 5 } },
+    async ({ server, store, reflector }) => {
+      await reflector.synced;
+      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      await server.goDown();
+      for (let i = 0; i < 6; i++) {
+        server.delete({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          namespace: "fx",
+          name: `cm-${i}`,
+        });
+      }
+      for (let i = 0; i < 6; i++) server.create(configMap(`fresh-${i}`));
+      server.compact();
+      await server.comeUp();
+      await eventually(() => storeEqualsServer(store, server), "store = server", 8_000);
+      assert.ok(requestsOf(server, "list").length >= 2, "the reflector relisted");
+      assert.equal(store.getByKey("fx/cm-0"), undefined);
+    },
+  );
 });
 
 test("reflector advances its RV on BOOKMARK without touching the store (scenario 12)", async () => {
-  await withReflector({ namespace: "fx", server: { bookmarkIntervalMs: 30 } }, async ({ server, store, reflector }) => {
-    await reflector.synced;
-    const before = store.list();
-    // changes to another namespace move the global RV; the watch sees only bookmarks
-    server.create(configMap("elsewhere", "other"));
-    await eventually(() => reflector.lastSyncResourceVersion === server.resourceVersion, "RV at the bookmark");
-    assert.deepEqual(store.list(), before, "store untouched");
-    const bookmarkRv = reflector.lastSyncResourceVersion;
-    server.endWatches();
-    await eventually(() => requestsOf(server, "watch").some((w) => w.query.get("resourceVersion") === bookmarkRv), "rewatch at the bookmark's RV");
-  });
+  await withReflector(
+    { namespace: "fx", server: { bookmarkIntervalMs: 30 } },
+    async ({ server, store, reflector }) => {
+      await reflector.synced;
+      const before = store.list();
+      // changes to another namespace move the global RV; the watch sees only bookmarks
+      server.create(configMap("elsewhere", "other"));
+      await eventually(
+        () => reflector.lastSyncResourceVersion === server.resourceVersion,
+        "RV at the bookmark",
+      );
+      assert.deepEqual(store.list(), before, "store untouched");
+      const bookmarkRv = reflector.lastSyncResourceVersion;
+      server.endWatches();
+      await eventually(
+        () =>
+          requestsOf(server, "watch").some((w) => w.query.get("resourceVersion") === bookmarkRv),
+        "rewatch at the bookmark's RV",
+      );
+    },
+  );
 });
 
 test("reflector rejects objects of the wrong kind and keeps the rest (scenario 15)", async () => {
   await withReflector({}, async ({ server, store, reflector, errors }) => {
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    const secret = { type: "ADDED", object: { kind: "Secret", apiVersion: "v1", metadata: { name: "s", namespace: "fx", resourceVersion: server.resourceVersion } } };
-    server.inject({ verb: "watch", fault: { kind: "raw", data: JSON.stringify(secret) + "\n", then: "continue" } });
+    const secret = {
+      type: "ADDED",
+      object: {
+        kind: "Secret",
+        apiVersion: "v1",
+        metadata: { name: "s", namespace: "fx", resourceVersion: server.resourceVersion },
+      },
+    };
+    server.inject({
+      verb: "watch",
+      fault: { kind: "raw", data: JSON.stringify(secret) + "\n", then: "continue" },
+    });
     server.endWatches();
-    await eventually(() => errors.some((e) => e.error instanceof UnexpectedKindError), "a kind error");
+    await eventually(
+      () => errors.some((e) => e.error instanceof UnexpectedKindError),
+      "a kind error",
+    );
     server.create(configMap("good"));
     await eventually(() => storeEqualsServer(store, server), "store = server");
     assert.equal(store.getByKey("fx/s"), undefined);
@@ -145,10 +185,23 @@ test("reflector treats an ADDED for a known object as an update, without duplica
   await withReflector({ seed: 3 }, async ({ server, store, reflector }) => {
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    const replay = { type: "ADDED", object: { ...configMap("cm-1", "fx", { replayed: "1" }), metadata: { name: "cm-1", namespace: "fx", resourceVersion: server.resourceVersion } } };
-    server.inject({ verb: "watch", fault: { kind: "raw", data: JSON.stringify(replay) + "\n", then: "continue" } });
+    const replay = {
+      type: "ADDED",
+      object: {
+        ...configMap("cm-1", "fx", { replayed: "1" }),
+        metadata: { name: "cm-1", namespace: "fx", resourceVersion: server.resourceVersion },
+      },
+    };
+    server.inject({
+      verb: "watch",
+      fault: { kind: "raw", data: JSON.stringify(replay) + "\n", then: "continue" },
+    });
     server.endWatches();
-    await eventually(() => (store.getByKey("fx/cm-1") as { data?: Record<string, string> })?.data?.replayed === "1", "replayed add applied");
+    await eventually(
+      () =>
+        (store.getByKey("fx/cm-1") as { data?: Record<string, string> })?.data?.replayed === "1",
+      "replayed add applied",
+    );
     assert.equal(store.list().length, 3);
     assert.equal(store.listKeys().filter((k) => k === "fx/cm-1").length, 1);
   });
@@ -165,7 +218,11 @@ test("reflector resyncs the store every period without any request (scenario 22)
     const store = new CountingIndexer(metaNamespaceKeyFunc);
     const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
     let allow = true;
-    const reflector = new Reflector(lw, store, { resyncPeriodMs: 40, shouldResync: () => allow, onError: () => {} });
+    const reflector = new Reflector(lw, store, {
+      resyncPeriodMs: 40,
+      shouldResync: () => allow,
+      onError: () => {},
+    });
     const done = reflector.run({ signal: abort.signal });
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
@@ -212,7 +269,10 @@ test("reflector.run resolves promptly on abort while listing, watching and backi
   }, async ({ server, reflector, errors }) => {
     const ac = new AbortController();
     const done = reflector.run({ signal: ac.signal });
-    await eventually(() => errors.length === 1 && requestsOf(server, "list").length === 1, "the failed list");
+    await eventually(
+      () => errors.length === 1 && requestsOf(server, "list").length === 1,
+      "the failed list",
+    );
     const t0 = Date.now();
     ac.abort();
     await done;
@@ -237,7 +297,10 @@ test("newNamespaceKeyedIndexerAndReflector fills a namespace-indexed store", asy
   await withReflector({ start: false }, async ({ server, client, abort }) => {
     server.create(configMap("other-1", "other"));
     const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
-    const { indexer, reflector } = newNamespaceKeyedIndexerAndReflector(lw, { expectedKind: "ConfigMap", onError: () => {} });
+    const { indexer, reflector } = newNamespaceKeyedIndexerAndReflector(lw, {
+      expectedKind: "ConfigMap",
+      onError: () => {},
+    });
     const done = reflector.run({ signal: abort.signal });
     await reflector.waitForSync({ signal: abort.signal });
     assert.equal(indexer.byIndex("namespace", "other").length, 1);
@@ -252,7 +315,9 @@ test("a throwing observer never breaks the reflector", async () => {
     throw new Error("observer bug");
   };
   await withReflector({
-    reflector: { observer: { listDone: boom, watchStart: boom, event: boom, watchEnd: boom, relist: boom } },
+    reflector: {
+      observer: { listDone: boom, watchStart: boom, event: boom, watchEnd: boom, relist: boom },
+    },
   }, async ({ server, store, reflector }) => {
     await reflector.synced;
     server.create(configMap("seen"));

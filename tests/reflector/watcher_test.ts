@@ -1,20 +1,34 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { configMap, eventually, requestsOf, storeEqualsServer, withReflector } from "../_harness.ts";
-import { KubeNetworkError, ShortWatchError, WatchDecodeError, WatchIdleTimeoutError } from "../../src/api/errors.ts";
+import {
+  configMap,
+  eventually,
+  requestsOf,
+  storeEqualsServer,
+  withReflector,
+} from "../_harness.ts";
+import {
+  KubeNetworkError,
+  ShortWatchError,
+  WatchDecodeError,
+  WatchIdleTimeoutError,
+} from "../../src/api/errors.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { isTooLargeResourceVersion } from "../../src/api/predicates.ts";
 import { watcher, type WatcherEvent } from "../../src/reflector/watcher.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 
-test("a relist answered 410 Expired retries at once with resourceVersion=\"\" (scenario 4)", async () => {
+test('a relist answered 410 Expired retries at once with resourceVersion="" (scenario 4)', async () => {
   await withReflector({}, async ({ server, store, reflector }) => {
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
     server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
     server.inject({ verb: "list", fault: { kind: "status", code: 410 } });
     server.endWatches();
-    await eventually(() => requestsOf(server, "list").length === 3, "relist, then consistent relist");
+    await eventually(
+      () => requestsOf(server, "list").length === 3,
+      "relist, then consistent relist",
+    );
     const lists = requestsOf(server, "list");
     assert.notEqual(lists[1].query.get("resourceVersion"), "");
     assert.equal(lists[2].query.get("resourceVersion"), "");
@@ -23,7 +37,7 @@ test("a relist answered 410 Expired retries at once with resourceVersion=\"\" (s
   });
 });
 
-test("a relist answered 504 ResourceVersionTooLarge retries with resourceVersion=\"\" (scenario 4)", async () => {
+test('a relist answered 504 ResourceVersionTooLarge retries with resourceVersion="" (scenario 4)', async () => {
   await withReflector({}, async ({ server, store, reflector, errors }) => {
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
@@ -37,14 +51,21 @@ test("a relist answered 504 ResourceVersionTooLarge retries with resourceVersion
     server.inject({ verb: "watch", fault: { kind: "raw", data: future + "\n", then: "close" } });
     server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
     server.endWatches();
-    await eventually(() => requestsOf(server, "list").length === 3, "relist, then consistent relist");
+    await eventually(
+      () => requestsOf(server, "list").length === 3,
+      "relist, then consistent relist",
+    );
     const lists = requestsOf(server, "list");
     assert.equal(lists[1].query.get("resourceVersion"), "99999");
     assert.equal(lists[2].query.get("resourceVersion"), "");
     assert.ok(errors.some((e) => isTooLargeResourceVersion(e.error)));
     server.create(configMap("later"));
     await eventually(() => storeEqualsServer(store, server), "store = server");
-    assert.equal(reflector.lastSyncResourceVersion, server.resourceVersion, "back on the server's timeline");
+    assert.equal(
+      reflector.lastSyncResourceVersion,
+      server.resourceVersion,
+      "back on the server's timeline",
+    );
   });
 });
 
@@ -81,7 +102,11 @@ test("connection refused while the server is down: back off with growing spread,
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
     const rv = reflector.lastSyncResourceVersion;
     await server.refuseConnections(1_200);
-    await eventually(() => requestsOf(server, "watch").length >= 2, "rewatch after the outage", 8_000);
+    await eventually(
+      () => requestsOf(server, "watch").length >= 2,
+      "rewatch after the outage",
+      8_000,
+    );
     const refused = errors.filter((e) => e.error instanceof KubeNetworkError);
     assert.ok(refused.length >= 3, `${refused.length} refused attempts`);
     const gaps = refused.slice(1).map((e, i) => e.at - refused[i].at);
@@ -103,12 +128,17 @@ test("a connection reset mid-watch is a network error, then a rewatch from the l
     server.endWatches();
     await eventually(() => requestsOf(server, "watch").length >= 2, "the watch to reset");
     for (let i = 0; i < 4; i++) server.create(configMap(`r-${i}`));
-    await eventually(() => errors.some((e) => e.error instanceof KubeNetworkError), "a network error");
+    await eventually(
+      () => errors.some((e) => e.error instanceof KubeNetworkError),
+      "a network error",
+    );
     await eventually(() => storeEqualsServer(store, server), "store = server");
     assert.equal(requestsOf(server, "list").length, 1, "no relist");
     const watches = requestsOf(server, "watch");
     assert.ok(watches.length >= 3);
-    for (const w of watches.slice(2)) assert.notEqual(w.query.get("resourceVersion"), "0", "resumed, not restarted");
+    for (const w of watches.slice(2)) {
+      assert.notEqual(w.query.get("resourceVersion"), "0", "resumed, not restarted");
+    }
   });
 });
 
@@ -121,7 +151,9 @@ test("500 and 503 with an HTML body become typed errors, then a retry (scenario 
   }, async ({ server, store, reflector, errors }) => {
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 2, "watch retried");
-    const statusErrors = errors.map((e) => e.error).filter((e): e is KubeStatusError => e instanceof KubeStatusError);
+    const statusErrors = errors.map((e) => e.error).filter((e): e is KubeStatusError =>
+      e instanceof KubeStatusError
+    );
     assert.deepEqual(statusErrors.map((e) => e.code), [500, 503]);
     for (const e of statusErrors) assert.ok(!/<html|<body/i.test(e.message), "HTML is not quoted");
     assert.equal(requestsOf(server, "list").length, 2);
@@ -131,28 +163,45 @@ test("500 and 503 with an HTML body become typed errors, then a retry (scenario 
 });
 
 test("a half-open watch is cut by the idle deadline and rewatched (scenario 9)", async () => {
-  await withReflector({ reflector: { idleTimeoutMs: 300 } }, async ({ server, store, reflector, errors }) => {
-    await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    server.inject({ verb: "watch", fault: { kind: "stall" } });
-    server.endWatches();
-    const t0 = Date.now();
-    await eventually(() => errors.some((e) => e.error instanceof WatchIdleTimeoutError), "idle deadline", 3_000);
-    const detected = Date.now() - t0;
-    assert.ok(detected < 1_500, `detected after ${detected} ms (bound 300 ms + backoff)`);
-    await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
-    assert.equal(requestsOf(server, "list").length, 1);
-    server.create(configMap("alive"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
-  });
+  await withReflector(
+    { reflector: { idleTimeoutMs: 300 } },
+    async ({ server, store, reflector, errors }) => {
+      await reflector.synced;
+      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      server.inject({ verb: "watch", fault: { kind: "stall" } });
+      server.endWatches();
+      const t0 = Date.now();
+      await eventually(
+        () => errors.some((e) => e.error instanceof WatchIdleTimeoutError),
+        "idle deadline",
+        3_000,
+      );
+      const detected = Date.now() - t0;
+      assert.ok(detected < 1_500, `detected after ${detected} ms (bound 300 ms + backoff)`);
+      await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
+      assert.equal(requestsOf(server, "list").length, 1);
+      server.create(configMap("alive"));
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+    },
+  );
 });
 
 test("the default idle deadline never cuts a healthy but quiet watch", async () => {
-  await withReflector({ reflector: { minWatchTimeoutMs: 1_000, idleGraceMs: 200 } }, async ({ server, reflector, errors }) => {
-    await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 2, "the server ends the first watch at its timeout", 4_000);
-    assert.ok(!errors.some((e) => e.error instanceof WatchIdleTimeoutError), "no idle timeout on a healthy watch");
-  });
+  await withReflector(
+    { reflector: { minWatchTimeoutMs: 1_000, idleGraceMs: 200 } },
+    async ({ server, reflector, errors }) => {
+      await reflector.synced;
+      await eventually(
+        () => requestsOf(server, "watch").length >= 2,
+        "the server ends the first watch at its timeout",
+        4_000,
+      );
+      assert.ok(
+        !errors.some((e) => e.error instanceof WatchIdleTimeoutError),
+        "no idle timeout on a healthy watch",
+      );
+    },
+  );
 });
 
 test("repeated short watches are errors with backoff, not a hot loop (scenario 10)", async () => {
@@ -163,7 +212,11 @@ test("repeated short watches are errors with backoff, not a hot loop (scenario 1
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
     server.inject({ verb: "watch", times: 4, fault: { kind: "close", afterEvents: 0 } });
     server.endWatches();
-    await eventually(() => errors.filter((e) => e.error instanceof ShortWatchError).length >= 4, "four short watches", 5_000);
+    await eventually(
+      () => errors.filter((e) => e.error instanceof ShortWatchError).length >= 4,
+      "four short watches",
+      5_000,
+    );
     const w = requestsOf(server, "watch").slice(1);
     const gaps = w.slice(1).map((r, i) => r.at - w[i].at);
     assert.ok(gaps.length >= 2 && gaps.every((g) => g >= 45), `watches spaced by backoff: ${gaps}`);
@@ -176,31 +229,53 @@ test("events split at arbitrary bytes are each applied once (scenario 13)", asyn
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
     // tiny random chunks (1..9 bytes): splits inside UTF-8 characters and inside every line
-    server.inject({ verb: "watch", fault: { kind: "chunked", chunkSize: "random", seed: 7, maxChunkSize: 9 } });
+    server.inject({
+      verb: "watch",
+      fault: { kind: "chunked", chunkSize: "random", seed: 7, maxChunkSize: 9 },
+    });
     server.endWatches();
     await eventually(() => requestsOf(server, "watch").length >= 2, "rewatch");
     const text = "日本語✓é".repeat(200);
     for (let i = 0; i < 20; i++) server.create(configMap(`u-${i}`, "fx", { text: `${i} ${text}` }));
     await eventually(() => storeEqualsServer(store, server), "store = server", 10_000);
     for (let i = 0; i < 20; i++) {
-      assert.equal((store.getByKey(`fx/u-${i}`) as unknown as { data: Record<string, string> }).data.text, `${i} ${text}`);
+      assert.equal(
+        (store.getByKey(`fx/u-${i}`) as unknown as { data: Record<string, string> }).data.text,
+        `${i} ${text}`,
+      );
     }
     // large objects (~600 KB lines) in random chunks up to 4 KiB: long runs without a newline
-    server.inject({ verb: "watch", fault: { kind: "chunked", chunkSize: "random", seed: 11, maxChunkSize: 4096 } });
+    server.inject({
+      verb: "watch",
+      fault: { kind: "chunked", chunkSize: "random", seed: 11, maxChunkSize: 4096 },
+    });
     server.endWatches();
     await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
     const big = "ü✓x".repeat(100_000);
     for (let i = 0; i < 3; i++) server.create(configMap(`big-${i}`, "fx", { big }));
     await eventually(() => storeEqualsServer(store, server), "store = server", 10_000);
     for (let i = 0; i < 3; i++) {
-      assert.equal((store.getByKey(`fx/big-${i}`) as unknown as { data: Record<string, string> }).data.big, big);
+      assert.equal(
+        (store.getByKey(`fx/big-${i}`) as unknown as { data: Record<string, string> }).data.big,
+        big,
+      );
     }
-    assert.equal(requestsOf(server, "list").length, 1, "every event applied from the watch, no relist");
+    assert.equal(
+      requestsOf(server, "list").length,
+      1,
+      "every event applied from the watch, no relist",
+    );
   });
 });
 
 test("a malformed line is a typed error and the watch restarts from the last good RV (scenario 14)", async () => {
-  for (const data of ["{\"type\":\"ADDED\",\"object\":{\"metad", "<html><body>502 Bad Gateway</body></html>\n", "garbage\n"]) {
+  for (
+    const data of [
+      '{"type":"ADDED","object":{"metad',
+      "<html><body>502 Bad Gateway</body></html>\n",
+      "garbage\n",
+    ]
+  ) {
     await withReflector({}, async ({ server, store, reflector, errors }) => {
       await reflector.synced;
       await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
@@ -209,7 +284,10 @@ test("a malformed line is a typed error and the watch restarts from the last goo
       const good = reflector.lastSyncResourceVersion;
       server.inject({ verb: "watch", fault: { kind: "raw", data, then: "close" } });
       server.endWatches();
-      await eventually(() => errors.some((e) => e.error instanceof WatchDecodeError), "decode error");
+      await eventually(
+        () => errors.some((e) => e.error instanceof WatchDecodeError),
+        "decode error",
+      );
       await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
       assert.equal(requestsOf(server, "watch")[2].query.get("resourceVersion"), good);
       assert.equal(requestsOf(server, "list").length, 1, "no relist");
@@ -221,7 +299,11 @@ test("a malformed line is a typed error and the watch restarts from the last goo
 
 test("watcher yields a LIST snapshot then typed changes, with no store", async () => {
   await withReflector({ start: false, seed: 2 }, async ({ server, client }) => {
-    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", namespace: "fx" });
+    const lw = resourceListerWatcher(client, {
+      apiVersion: "v1",
+      resource: "configmaps",
+      namespace: "fx",
+    });
     const ac = new AbortController();
     const seen: WatcherEvent[] = [];
     const run = (async () => {
@@ -239,25 +321,31 @@ test("watcher yields a LIST snapshot then typed changes, with no store", async (
 });
 
 test("a streaming list syncs from initial events and the end bookmark, with no LIST (scenario 21)", async () => {
-  await withReflector({ server: { streamingList: true }, reflector: { useStreamingList: true } }, async ({ server, store, reflector }) => {
-    await reflector.synced;
-    assert.equal(requestsOf(server, "list").length, 0, "no LIST");
-    const first = requestsOf(server, "watch")[0].query;
-    assert.equal(first.get("sendInitialEvents"), "true");
-    assert.equal(first.get("resourceVersionMatch"), "NotOlderThan");
-    assert.equal(store.list().length, 5);
-    server.create(configMap("more"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
-  });
+  await withReflector(
+    { server: { streamingList: true }, reflector: { useStreamingList: true } },
+    async ({ server, store, reflector }) => {
+      await reflector.synced;
+      assert.equal(requestsOf(server, "list").length, 0, "no LIST");
+      const first = requestsOf(server, "watch")[0].query;
+      assert.equal(first.get("sendInitialEvents"), "true");
+      assert.equal(first.get("resourceVersionMatch"), "NotOlderThan");
+      assert.equal(store.list().length, 5);
+      server.create(configMap("more"));
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+    },
+  );
 });
 
 test("a server without streaming lists (422) makes the reflector fall back to LIST (scenario 21)", async () => {
-  await withReflector({ reflector: { useStreamingList: true } }, async ({ server, store, reflector, errors }) => {
-    await reflector.synced;
-    assert.equal((errors[0].error as KubeStatusError).code, 422);
-    assert.equal(requestsOf(server, "list").length, 1);
-    await eventually(() => storeEqualsServer(store, server), "store = server");
-  });
+  await withReflector(
+    { reflector: { useStreamingList: true } },
+    async ({ server, store, reflector, errors }) => {
+      await reflector.synced;
+      assert.equal((errors[0].error as KubeStatusError).code, 422);
+      assert.equal(requestsOf(server, "list").length, 1);
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+    },
+  );
 });
 
 test("a streaming list whose end bookmark never comes stays unsynced and retries (scenario 21)", async () => {

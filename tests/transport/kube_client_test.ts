@@ -10,7 +10,10 @@ import { KubeClient } from "../../src/transport/kube_client.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 import { FakeApiServer } from "../../testkit.ts";
 
-async function withServer(fn: (server: FakeApiServer) => Promise<void>, tokens?: string[]): Promise<void> {
+async function withServer(
+  fn: (server: FakeApiServer) => Promise<void>,
+  tokens?: string[],
+): Promise<void> {
   const server = await FakeApiServer.start({ tokens });
   try {
     await fn(server);
@@ -23,7 +26,11 @@ test("KubeClient lists core and grouped resources over HTTP", async () => {
   await withServer(async (server) => {
     server.create(configMap("a"));
     const client = new KubeClient({ server: server.url });
-    const cms = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", namespace: "fx" });
+    const cms = resourceListerWatcher(client, {
+      apiVersion: "v1",
+      resource: "configmaps",
+      namespace: "fx",
+    });
     const list = await cms.list({ resourceVersion: "0" });
     assert.equal(list.kind, "ConfigMapList");
     assert.equal(list.items[0].metadata.name, "a");
@@ -35,9 +42,17 @@ test("KubeClient lists core and grouped resources over HTTP", async () => {
 test("KubeClient sends label and field selectors", async () => {
   await withServer(async (server) => {
     server.create(configMap("a"));
-    server.create({ ...configMap("b"), metadata: { name: "b", namespace: "fx", labels: { app: "other" } } });
+    server.create({
+      ...configMap("b"),
+      metadata: { name: "b", namespace: "fx", labels: { app: "other" } },
+    });
     const client = new KubeClient({ server: server.url });
-    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", labelSelector: "app=demo", fieldSelector: "metadata.namespace=fx" });
+    const lw = resourceListerWatcher(client, {
+      apiVersion: "v1",
+      resource: "configmaps",
+      labelSelector: "app=demo",
+      fieldSelector: "metadata.namespace=fx",
+    });
     const list = await lw.list({});
     assert.deepEqual(list.items.map((o) => o.metadata.name), ["a"]);
     const q = server.requests.at(-1)!.query;

@@ -8,9 +8,17 @@ test("resourcePath builds core and grouped, namespaced and cluster-wide paths", 
     resourcePath({ apiVersion: "v1", resource: "configmaps", namespace: "fx" }),
     "/api/v1/namespaces/fx/configmaps",
   );
-  assert.equal(resourcePath({ apiVersion: "apps/v1", resource: "deployments" }), "/apis/apps/v1/deployments");
   assert.equal(
-    resourcePath({ apiVersion: "example.com/v1beta1", resource: "widgets", namespace: "a", name: "w1" }),
+    resourcePath({ apiVersion: "apps/v1", resource: "deployments" }),
+    "/apis/apps/v1/deployments",
+  );
+  assert.equal(
+    resourcePath({
+      apiVersion: "example.com/v1beta1",
+      resource: "widgets",
+      namespace: "a",
+      name: "w1",
+    }),
     "/apis/example.com/v1beta1/namespaces/a/widgets/w1",
   );
 });
@@ -18,5 +26,8 @@ test("resourcePath builds core and grouped, namespaced and cluster-wide paths", 
 test("resourcePath rejects parts that could escape the path", () => {
   assert.throws(() => resourcePath({ apiVersion: "v1", resource: "../secrets" }), TypeError);
   assert.throws(() => resourcePath({ apiVersion: "a/b/c", resource: "x" }), TypeError);
-  assert.throws(() => resourcePath({ apiVersion: "v1", resource: "pods", namespace: "a/b" }), TypeError);
+  assert.throws(
+    () => resourcePath({ apiVersion: "v1", resource: "pods", namespace: "a/b" }),
+    TypeError,
+  );
 });

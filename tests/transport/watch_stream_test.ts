@@ -13,7 +13,9 @@ async function collect(body: ReadableStream<Uint8Array>): Promise<WatchEvent[]> 
   return out;
 }
 
-async function collectUntilError(body: ReadableStream<Uint8Array>): Promise<{ events: WatchEvent[]; error: unknown }> {
+async function collectUntilError(
+  body: ReadableStream<Uint8Array>,
+): Promise<{ events: WatchEvent[]; error: unknown }> {
   const events: WatchEvent[] = [];
   try {
     for await (const ev of watchStream(body)) events.push(ev);
@@ -26,7 +28,13 @@ async function collectUntilError(body: ReadableStream<Uint8Array>): Promise<{ ev
 test("watchStream decodes the recorded kube-apiserver watch stream", async () => {
   const { body } = fixture("watch-events.http");
   const events = await collect(chunkedBody(enc.encode(body), 64 * 1024).body);
-  assert.deepEqual(events.map((e) => e.type), ["MODIFIED", "DELETED", "ADDED", "BOOKMARK", "BOOKMARK"]);
+  assert.deepEqual(events.map((e) => e.type), [
+    "MODIFIED",
+    "DELETED",
+    "ADDED",
+    "BOOKMARK",
+    "BOOKMARK",
+  ]);
   const first = events[0] as unknown as { object: { data: Record<string, string> } };
   assert.equal(first.object.data.unicode, "héllo ✓ 日本");
   assert.equal(events[4].object.metadata?.resourceVersion, "198");
@@ -44,7 +52,10 @@ test("watchStream decodes exactly whatever the split point, including inside UTF
 
 test("watchStream decodes a multi-megabyte event delivered in small chunks without newlines", async () => {
   const big = "✓".repeat(400_000) + "x".repeat(300_000);
-  const line = JSON.stringify({ type: "ADDED", object: { metadata: { name: "big" }, data: { big } } });
+  const line = JSON.stringify({
+    type: "ADDED",
+    object: { metadata: { name: "big" }, data: { big } },
+  });
   const bytes = enc.encode(line + "\n" + line + "\n");
   const events = await collect(chunkedBody(bytes, 1021).body);
   assert.equal(events.length, 2);
@@ -61,7 +72,8 @@ test("watchStream skips blank lines and accepts CRLF line ends", async () => {
 });
 
 test("watchStream throws a typed error for a garbage line after yielding the good ones", async () => {
-  const text = '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\nnot json at all\n{"type":"ADDED","object":{"metadata":{"name":"b"}}}\n';
+  const text =
+    '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\nnot json at all\n{"type":"ADDED","object":{"metadata":{"name":"b"}}}\n';
   const { body, cancelled } = chunkedBody(enc.encode(text), 13);
   const { events, error } = await collectUntilError(body);
   assert.equal(events.length, 1);
@@ -73,14 +85,23 @@ test("watchStream throws a typed error for a garbage line after yielding the goo
 });
 
 test("watchStream rejects an HTML error page in the stream", async () => {
-  const html = "<html><head><title>502 Bad Gateway</title></head>\n<body>bad gateway</body></html>\n";
+  const html =
+    "<html><head><title>502 Bad Gateway</title></head>\n<body>bad gateway</body></html>\n";
   const { error } = await collectUntilError(chunkedBody(enc.encode(html), 10).body);
   assert.ok(error instanceof WatchDecodeError);
   assert.equal(error.problem, "syntax");
 });
 
 test("watchStream rejects JSON that is not a watch event", async () => {
-  for (const line of ['{"kind":"ConfigMap"}', '{"type":"SOMETHING","object":{}}', '{"type":"ADDED","object":null}', "[1,2]", '{"type":"ADDED","object":{"data":{}}}']) {
+  for (
+    const line of [
+      '{"kind":"ConfigMap"}',
+      '{"type":"SOMETHING","object":{}}',
+      '{"type":"ADDED","object":null}',
+      "[1,2]",
+      '{"type":"ADDED","object":{"data":{}}}',
+    ]
+  ) {
     const { error } = await collectUntilError(chunkedBody(enc.encode(line + "\n"), 100).body);
     assert.ok(error instanceof WatchDecodeError, line);
     assert.equal(error.problem, "shape", line);
@@ -150,8 +171,9 @@ test("watchStream reports a body that fails mid-stream as a KubeNetworkError", a
   let pulls = 0;
   const body = new ReadableStream<Uint8Array>({
     pull(c) {
-      if (pulls++ === 0) c.enqueue(enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n'));
-      else c.error(new TypeError("connection reset"));
+      if (pulls++ === 0) {
+        c.enqueue(enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n'));
+      } else c.error(new TypeError("connection reset"));
     },
   });
   const { events, error } = await collectUntilError(body);
