@@ -25,15 +25,27 @@
  * @module
  */
 export { loadKubeConfig, type LoadKubeConfigOptions } from "./src/kubeconfig/load_kube_config.ts";
-export { inClusterConfig, type InClusterConfigOptions, SERVICE_ACCOUNT_DIR } from "./src/kubeconfig/in_cluster_config.ts";
+export {
+  inClusterConfig,
+  type InClusterConfigOptions,
+  SERVICE_ACCOUNT_DIR,
+} from "./src/kubeconfig/in_cluster_config.ts";
 export { readKubeConfig, type ReadKubeConfigOptions } from "./src/kubeconfig/read_kube_config.ts";
 export { KubeConfig } from "./src/kubeconfig/kube_config.ts";
 export { KubeConnection, type KubeConnectionInit } from "./src/kubeconfig/kube_connection.ts";
 export { KubeConfigError, TlsUnsupportedError } from "./src/kubeconfig/kube_config_error.ts";
-export { tokenFileProvider, type TokenFileProviderOptions } from "./src/kubeconfig/token_file_provider.ts";
+export {
+  tokenFileProvider,
+  type TokenFileProviderOptions,
+} from "./src/kubeconfig/token_file_provider.ts";
 export {
   execCredentialProvider,
   type ExecCredentialProviderOptions,
 } from "./src/kubeconfig/exec_credential_provider.ts";
-export { createTlsFetch, type CreateTlsFetchOptions, type TlsFetch, type TlsSettings } from "./src/kubeconfig/tls_fetch.ts";
+export {
+  createTlsFetch,
+  type CreateTlsFetchOptions,
+  type TlsFetch,
+  type TlsSettings,
+} from "./src/kubeconfig/tls_fetch.ts";
 export type { ExecEntry } from "./src/kubeconfig/_schema.ts";

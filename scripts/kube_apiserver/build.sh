@@ -38,7 +38,11 @@ export DEBIAN_FRONTEND=noninteractive
 SOURCES=/etc/apt/sources.list.d/kube-reflector-src.sources
 if ! grep -rqs '^Types: *deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list; then
   log "adding deb-src entries ($SOURCES)"
-  sed -n 's/^Types: *deb$/Types: deb-src/;p' /etc/apt/sources.list.d/debian.sources | $SUDO tee "$SOURCES" >/dev/null
+  if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+    sed 's/^Types: *deb$/Types: deb-src/' /etc/apt/sources.list.d/debian.sources | $SUDO tee "$SOURCES" >/dev/null
+  else # one-line format
+    sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | $SUDO tee /etc/apt/sources.list.d/kube-reflector-src.list >/dev/null
+  fi
 fi
 log "apt-get update + install (golang-go etcd-server openssl reflect2 dpkg-dev)"
 $SUDO apt-get update -q >/dev/null

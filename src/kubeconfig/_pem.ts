@@ -42,7 +42,10 @@ export function checkCertificates(pem: string, where: { file?: string; field: st
   const found = blocks(pem);
   const certs = found.filter((b) => b.label === "CERTIFICATE");
   if (certs.length === 0) {
-    throw new KubeConfigError("does not hold a PEM certificate (-----BEGIN CERTIFICATE-----)", where);
+    throw new KubeConfigError(
+      "does not hold a PEM certificate (-----BEGIN CERTIFICATE-----)",
+      where,
+    );
   }
   if (!certs.every((b) => looksLikeDer(b.der))) {
     throw new KubeConfigError("holds a PEM certificate that does not parse", where);
@@ -53,7 +56,10 @@ export function checkCertificates(pem: string, where: { file?: string; field: st
 export function checkPrivateKey(pem: string, where: { file?: string; field: string }): void {
   const keys = blocks(pem).filter((b) => /PRIVATE KEY$/.test(b.label));
   if (keys.length === 0) {
-    throw new KubeConfigError("does not hold a PEM private key (-----BEGIN ... PRIVATE KEY-----)", where);
+    throw new KubeConfigError(
+      "does not hold a PEM private key (-----BEGIN ... PRIVATE KEY-----)",
+      where,
+    );
   }
   if (keys[0].label.includes("ENCRYPTED")) {
     throw new KubeConfigError("holds an encrypted private key, which is not supported", where);

@@ -83,7 +83,9 @@ export async function resolveContext(
   const data = _kubeConfigData(config);
   const files = config.files.join(", ");
   const name = contextName ?? data.currentContext?.name;
-  if (!name) throw new KubeConfigError("no context chosen and no current-context set", { file: files });
+  if (!name) {
+    throw new KubeConfigError("no context chosen and no current-context set", { file: files });
+  }
   const ctx = data.contexts.get(name);
   if (!ctx) {
     const field = contextName ? "context" : "current-context";
@@ -94,36 +96,61 @@ export async function resolveContext(
   }
   const ctxField = `contexts[${name}].context`;
   const clusterName = ctx.value.cluster;
-  if (!clusterName) throw new KubeConfigError("is not set", { file: ctx.file, field: `${ctxField}.cluster` });
+  if (!clusterName) {
+    throw new KubeConfigError("is not set", { file: ctx.file, field: `${ctxField}.cluster` });
+  }
   const cluster = data.clusters.get(clusterName);
   if (!cluster) {
-    throw new KubeConfigError(`unknown cluster "${clusterName}"`, { file: ctx.file, field: `${ctxField}.cluster` });
+    throw new KubeConfigError(`unknown cluster "${clusterName}"`, {
+      file: ctx.file,
+      field: `${ctxField}.cluster`,
+    });
   }
   const userName = ctx.value.user ?? "";
   const user: Named<UserEntry> = userName
     ? data.users.get(userName) ??
       (() => {
-        throw new KubeConfigError(`unknown user "${userName}"`, { file: ctx.file, field: `${ctxField}.user` });
+        throw new KubeConfigError(`unknown user "${userName}"`, {
+          file: ctx.file,
+          field: `${ctxField}.user`,
+        });
       })()
     : { name: "", value: {}, file: ctx.file };
 
   const c = cluster.value;
   const clusterField = `clusters[${clusterName}].cluster`;
-  if (!c.server) throw new KubeConfigError("is not set", { file: cluster.file, field: `${clusterField}.server` });
+  if (!c.server) {
+    throw new KubeConfigError("is not set", {
+      file: cluster.file,
+      field: `${clusterField}.server`,
+    });
+  }
   let url: URL;
   try {
     url = new URL(c.server);
   } catch {
-    throw new KubeConfigError("is not a URL", { file: cluster.file, field: `${clusterField}.server` });
+    throw new KubeConfigError("is not a URL", {
+      file: cluster.file,
+      field: `${clusterField}.server`,
+    });
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") {
-    throw new KubeConfigError("must be an http(s) URL", { file: cluster.file, field: `${clusterField}.server` });
+    throw new KubeConfigError("must be an http(s) URL", {
+      file: cluster.file,
+      field: `${clusterField}.server`,
+    });
   }
   if (url.username || url.password) {
-    throw new KubeConfigError("must not hold credentials", { file: cluster.file, field: `${clusterField}.server` });
+    throw new KubeConfigError("must not hold credentials", {
+      file: cluster.file,
+      field: `${clusterField}.server`,
+    });
   }
   if (c["proxy-url"]) {
-    throw new KubeConfigError("is not supported", { file: cluster.file, field: `${clusterField}.proxy-url` });
+    throw new KubeConfigError("is not supported", {
+      file: cluster.file,
+      field: `${clusterField}.proxy-url`,
+    });
   }
 
   const tls: TlsSettings = { fields: {} };
@@ -152,9 +179,14 @@ export async function resolveContext(
   const userField = `users[${user.name}].user`;
   const cert = await material(user, "user", "client-certificate", env);
   const key = await material(user, "user", "client-key", env);
-  if (cert && !key) throw new KubeConfigError("is not set", { file: user.file, field: `${userField}.client-key` });
+  if (cert && !key) {
+    throw new KubeConfigError("is not set", { file: user.file, field: `${userField}.client-key` });
+  }
   if (key && !cert) {
-    throw new KubeConfigError("is not set", { file: user.file, field: `${userField}.client-certificate` });
+    throw new KubeConfigError("is not set", {
+      file: user.file,
+      field: `${userField}.client-certificate`,
+    });
   }
   if (cert && key) {
     checkCertificates(cert.pem, cert);
@@ -170,26 +202,41 @@ export async function resolveContext(
   let auth: AuthSource = { kind: "none" };
   if (u["auth-provider"]) {
     throw new KubeConfigError(
-      `auth-provider "${u["auth-provider"].name ?? ""}" is not supported; use an exec credential plugin`,
+      `auth-provider "${
+        u["auth-provider"].name ?? ""
+      }" is not supported; use an exec credential plugin`,
       { file: user.file, field: `${userField}.auth-provider` },
     );
   }
   if (u.token) auth = { kind: "token", token: u.token };
   else if (u.tokenFile) {
     const field = `${userField}.tokenFile`;
-    auth = { kind: "tokenFile", path: resolvePath(u.tokenFile, dirOf(user.file), env), field, file: user.file };
+    auth = {
+      kind: "tokenFile",
+      path: resolvePath(u.tokenFile, dirOf(user.file), env),
+      field,
+      file: user.file,
+    };
   }
   if (u.username || u.password) {
     if (auth.kind !== "none") throw conflict("token/tokenFile", "username/password");
-    if (!u.username) throw new KubeConfigError("is not set", { file: user.file, field: `${userField}.username` });
+    if (!u.username) {
+      throw new KubeConfigError("is not set", { file: user.file, field: `${userField}.username` });
+    }
     auth = { kind: "basic", username: u.username, password: u.password ?? "" };
   }
   if (u.exec) {
-    if (auth.kind !== "none") throw conflict(auth.kind === "basic" ? "username/password" : "token/tokenFile", "exec");
+    if (auth.kind !== "none") {
+      throw conflict(auth.kind === "basic" ? "username/password" : "token/tokenFile", "exec");
+    }
     const field = `${userField}.exec`;
-    if (!u.exec.command) throw new KubeConfigError("is not set", { file: user.file, field: `${field}.command` });
+    if (!u.exec.command) {
+      throw new KubeConfigError("is not set", { file: user.file, field: `${field}.command` });
+    }
     const api = u.exec.apiVersion;
-    if (api !== "client.authentication.k8s.io/v1" && api !== "client.authentication.k8s.io/v1beta1") {
+    if (
+      api !== "client.authentication.k8s.io/v1" && api !== "client.authentication.k8s.io/v1beta1"
+    ) {
       throw new KubeConfigError(
         "must be client.authentication.k8s.io/v1 or client.authentication.k8s.io/v1beta1",
         { file: user.file, field: `${field}.apiVersion` },

@@ -70,7 +70,9 @@ let fsPromise: Promise<Fs> | undefined;
 export function nodeFs(): Promise<Fs> {
   fsPromise ??= import("node:fs/promises").catch((err) => {
     fsPromise = undefined;
-    throw new KubeConfigError(`this runtime cannot read files (node:fs is unavailable)`, { cause: err });
+    throw new KubeConfigError(`this runtime cannot read files (node:fs is unavailable)`, {
+      cause: err,
+    });
   });
   return fsPromise;
 }
@@ -90,7 +92,10 @@ export async function fileExists(path: string): Promise<boolean> {
  * Reads a text file; a failure becomes a {@linkcode KubeConfigError} naming
  * `what` (the file, or the file and field that referred to it).
  */
-export async function readText(path: string, where: { file?: string; field?: string } = {}): Promise<string> {
+export async function readText(
+  path: string,
+  where: { file?: string; field?: string } = {},
+): Promise<string> {
   const fs = await nodeFs();
   try {
     return await fs.readFile(path, "utf8");
@@ -98,11 +103,18 @@ export async function readText(path: string, where: { file?: string; field?: str
     const code = (err as { code?: string })?.code;
     const why = code === "ENOENT"
       ? "no such file"
-      : code === "EACCES" || (err as Error)?.name === "NotCapable" || (err as Error)?.name === "PermissionDenied"
+      : code === "EACCES" || (err as Error)?.name === "NotCapable" ||
+          (err as Error)?.name === "PermissionDenied"
       ? "permission denied"
       : code ?? (err as Error)?.name ?? "read failed";
-    const subject = where.file && where.file !== path ? `cannot read ${path} (${why})` : `cannot read file (${why})`;
-    throw new KubeConfigError(subject, { file: where.file ?? path, field: where.field, cause: err });
+    const subject = where.file && where.file !== path
+      ? `cannot read ${path} (${why})`
+      : `cannot read file (${why})`;
+    throw new KubeConfigError(subject, {
+      file: where.file ?? path,
+      field: where.field,
+      cause: err,
+    });
   }
 }
 

@@ -69,7 +69,13 @@ export interface ParsedFile {
 }
 
 const STRING_FIELDS: Record<string, readonly string[]> = {
-  cluster: ["server", "certificate-authority", "certificate-authority-data", "tls-server-name", "proxy-url"],
+  cluster: [
+    "server",
+    "certificate-authority",
+    "certificate-authority-data",
+    "tls-server-name",
+    "proxy-url",
+  ],
   user: [
     "token",
     "tokenFile",
@@ -88,7 +94,12 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
-function checkFields(kind: string, value: Record<string, unknown>, file: string, field: string): void {
+function checkFields(
+  kind: string,
+  value: Record<string, unknown>,
+  file: string,
+  field: string,
+): void {
   for (const key of STRING_FIELDS[kind] ?? []) {
     if (value[key] !== undefined && value[key] !== null && typeof value[key] !== "string") {
       throw new KubeConfigError("must be a string", { file, field: `${field}.${key}` });
@@ -101,20 +112,38 @@ function checkExec(exec: unknown, file: string, field: string): void {
   if (exec === undefined || exec === null) return;
   if (!isRecord(exec)) throw new KubeConfigError("must be a mapping", { file, field });
   checkFields("exec", exec, file, field);
-  if (exec.args != null && (!Array.isArray(exec.args) || !exec.args.every((a) => typeof a === "string"))) {
+  if (
+    exec.args != null &&
+    (!Array.isArray(exec.args) || !exec.args.every((a) => typeof a === "string"))
+  ) {
     throw new KubeConfigError("must be a list of strings", { file, field: `${field}.args` });
   }
   if (exec.env != null) {
     const ok = Array.isArray(exec.env) &&
-      exec.env.every((e) => isRecord(e) && typeof e.name === "string" && typeof e.value === "string");
-    if (!ok) throw new KubeConfigError("must be a list of {name, value} strings", { file, field: `${field}.env` });
+      exec.env.every((e) =>
+        isRecord(e) && typeof e.name === "string" && typeof e.value === "string"
+      );
+    if (!ok) {
+      throw new KubeConfigError("must be a list of {name, value} strings", {
+        file,
+        field: `${field}.env`,
+      });
+    }
   }
   if (exec.provideClusterInfo != null && typeof exec.provideClusterInfo !== "boolean") {
-    throw new KubeConfigError("must be true or false", { file, field: `${field}.provideClusterInfo` });
+    throw new KubeConfigError("must be true or false", {
+      file,
+      field: `${field}.provideClusterInfo`,
+    });
   }
 }
 
-function namedList<T>(doc: Record<string, unknown>, list: string, inner: string, file: string): Named<T>[] {
+function namedList<T>(
+  doc: Record<string, unknown>,
+  list: string,
+  inner: string,
+  file: string,
+): Named<T>[] {
   const raw = doc[list];
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw)) throw new KubeConfigError("must be a list", { file, field: list });
@@ -129,7 +158,10 @@ function namedList<T>(doc: Record<string, unknown>, list: string, inner: string,
     if (inner === "cluster") {
       const v = value["insecure-skip-tls-verify"];
       if (v !== undefined && v !== null && typeof v !== "boolean") {
-        throw new KubeConfigError("must be true or false", { file, field: `${field}.insecure-skip-tls-verify` });
+        throw new KubeConfigError("must be true or false", {
+          file,
+          field: `${field}.insecure-skip-tls-verify`,
+        });
       }
     }
     if (inner === "user") checkExec(value.exec, file, `${field}.exec`);
@@ -157,7 +189,10 @@ export function parseKubeConfigText(text: string, file: string): ParsedFile {
     const first = doc.errors[0];
     if (first) {
       // The yaml library's own messages may quote the source: report position and code only.
-      throw new KubeConfigError(`malformed YAML at ${lineCol(text, first.pos[0])} (${first.code})`, { file });
+      throw new KubeConfigError(
+        `malformed YAML at ${lineCol(text, first.pos[0])} (${first.code})`,
+        { file },
+      );
     }
     data = doc.toJS({ maxAliasCount: 100 });
   } catch (err) {
@@ -165,7 +200,9 @@ export function parseKubeConfigText(text: string, file: string): ParsedFile {
     throw new KubeConfigError(`malformed YAML (${(err as Error)?.name ?? "error"})`, { file });
   }
   if (data === null || data === undefined) data = {};
-  if (!isRecord(data)) throw new KubeConfigError("is not a kubeconfig (the top level must be a mapping)", { file });
+  if (!isRecord(data)) {
+    throw new KubeConfigError("is not a kubeconfig (the top level must be a mapping)", { file });
+  }
   if (data.kind !== undefined && data.kind !== "Config") {
     throw new KubeConfigError("must be Config", { file, field: "kind" });
   }

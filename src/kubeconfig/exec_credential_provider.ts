@@ -46,9 +46,19 @@ type Credential = { token: string; expiresAt: number };
  * console.log(typeof token);
  * ```
  */
-export function execCredentialProvider(exec: ExecEntry, options: ExecCredentialProviderOptions = {}): TokenProvider {
-  const { file, field = "exec", cluster, env = processEnv(), stderr = "inherit", timeoutMs = 60_000, now = Date.now } =
-    options;
+export function execCredentialProvider(
+  exec: ExecEntry,
+  options: ExecCredentialProviderOptions = {},
+): TokenProvider {
+  const {
+    file,
+    field = "exec",
+    cluster,
+    env = processEnv(),
+    stderr = "inherit",
+    timeoutMs = 60_000,
+    now = Date.now,
+  } = options;
   const where = { file, field };
   const apiVersion = exec.apiVersion ?? "";
   if (!exec.command) throw new KubeConfigError("is not set", { file, field: `${field}.command` });
@@ -72,7 +82,15 @@ export function execCredentialProvider(exec: ExecEntry, options: ExecCredentialP
   let running: Promise<Credential> | undefined;
 
   const run = async (): Promise<Credential> => {
-    const { spawn } = await import("node:child_process");
+    const { spawn } = await import("node:child_process").catch((err) => {
+      throw new KubeConfigError(
+        `exec plugin "${name}" cannot run: this runtime has no node:child_process`,
+        {
+          ...where,
+          cause: err,
+        },
+      );
+    });
     const info = {
       apiVersion,
       kind: "ExecCredential",
@@ -87,7 +105,10 @@ export function execCredentialProvider(exec: ExecEntry, options: ExecCredentialP
         reject(new KubeConfigError(`exec plugin "${name}" ${why}`, { ...where, cause }));
       let child;
       try {
-        child = spawn(command, exec.args ?? [], { env: childEnv, stdio: ["ignore", "pipe", stderr] });
+        child = spawn(command, exec.args ?? [], {
+          env: childEnv,
+          stdio: ["ignore", "pipe", stderr],
+        });
       } catch (err) {
         return fail(`could not start (${(err as { code?: string })?.code ?? "error"})`);
       }
@@ -97,7 +118,9 @@ export function execCredentialProvider(exec: ExecEntry, options: ExecCredentialP
       child.on("error", (err: { code?: string }) => {
         clearTimeout(timer);
         const hint = exec.installHint ? `; ${exec.installHint}` : "";
-        fail(err?.code === "ENOENT" ? `not found${hint}` : `could not start (${err?.code ?? "error"})`);
+        fail(
+          err?.code === "ENOENT" ? `not found${hint}` : `could not start (${err?.code ?? "error"})`,
+        );
       });
       child.on("close", (code: number | null, sig: string | null) => {
         clearTimeout(timer);
@@ -119,7 +142,9 @@ export function execCredentialProvider(exec: ExecEntry, options: ExecCredentialP
     return await new Promise<string>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });
-      shared.then((c) => resolve(c.token), reject).finally(() => signal.removeEventListener("abort", onAbort));
+      shared.then((c) => resolve(c.token), reject).finally(() =>
+        signal.removeEventListener("abort", onAbort)
+      );
     });
   };
 }
@@ -150,7 +175,9 @@ function parseCredential(
   if (typeof cred !== "object" || cred === null || cred.kind !== "ExecCredential") {
     throw bad("printed something other than an ExecCredential");
   }
-  if (cred.apiVersion !== apiVersion) throw bad(`answered with another apiVersion than ${apiVersion}`);
+  if (cred.apiVersion !== apiVersion) {
+    throw bad(`answered with another apiVersion than ${apiVersion}`);
+  }
   const status = cred.status ?? {};
   if (typeof status.token !== "string" || status.token === "") {
     throw bad(
@@ -161,7 +188,9 @@ function parseCredential(
   }
   let expiresAt = Infinity;
   if (status.expirationTimestamp !== undefined && status.expirationTimestamp !== null) {
-    expiresAt = typeof status.expirationTimestamp === "string" ? Date.parse(status.expirationTimestamp) : NaN;
+    expiresAt = typeof status.expirationTimestamp === "string"
+      ? Date.parse(status.expirationTimestamp)
+      : NaN;
     if (Number.isNaN(expiresAt)) throw bad("returned an invalid status.expirationTimestamp");
   }
   return { token: status.token, expiresAt };

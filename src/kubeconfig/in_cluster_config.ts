@@ -43,7 +43,9 @@ export interface InClusterConfigOptions {
  * }
  * ```
  */
-export async function inClusterConfig(options: InClusterConfigOptions = {}): Promise<KubeConnection> {
+export async function inClusterConfig(
+  options: InClusterConfigOptions = {},
+): Promise<KubeConnection> {
   const {
     env = processEnv(),
     tokenPath = `${SERVICE_ACCOUNT_DIR}/token`,
@@ -55,15 +57,20 @@ export async function inClusterConfig(options: InClusterConfigOptions = {}): Pro
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {
-    throw new KubeConfigError("not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set", {
-      field: !host ? "KUBERNETES_SERVICE_HOST" : "KUBERNETES_SERVICE_PORT",
-    });
+    throw new KubeConfigError(
+      "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set",
+      {
+        field: !host ? "KUBERNETES_SERVICE_HOST" : "KUBERNETES_SERVICE_PORT",
+      },
+    );
   }
   const server = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   try {
     new URL(server);
   } catch {
-    throw new KubeConfigError("do not form a URL", { field: "KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT" });
+    throw new KubeConfigError("do not form a URL", {
+      field: "KUBERNETES_SERVICE_HOST/KUBERNETES_SERVICE_PORT",
+    });
   }
   const ca = await readText(caPath);
   checkCertificates(ca, { file: caPath, field: "ca.crt" });
@@ -75,5 +82,11 @@ export async function inClusterConfig(options: InClusterConfigOptions = {}): Pro
   } catch {
     // client-go falls back to "default" as well
   }
-  return await KubeConnection.open({ server, namespace, tls: { ca, fields: { ca: caPath } }, token, userAgent });
+  return await KubeConnection.open({
+    server,
+    namespace,
+    tls: { ca, fields: { ca: caPath } },
+    token,
+    userAgent,
+  });
 }

@@ -56,7 +56,9 @@ export class KubeConfig {
       for (const c of p.clusters) if (!data.clusters.has(c.name)) data.clusters.set(c.name, c);
       for (const u of p.users) if (!data.users.has(u.name)) data.users.set(u.name, u);
       for (const c of p.contexts) if (!data.contexts.has(c.name)) data.contexts.set(c.name, c);
-      if (!data.currentContext && p.currentContext) data.currentContext = { name: p.currentContext, file: p.file };
+      if (!data.currentContext && p.currentContext) {
+        data.currentContext = { name: p.currentContext, file: p.file };
+      }
     }
     return new KubeConfig(parsed.map((p) => p.file), data);
   }
@@ -89,7 +91,11 @@ export class KubeConfig {
 
   /** What `JSON.stringify` shows: names only, no credentials. */
   toJSON(): { files: readonly string[]; currentContext?: string; contexts: string[] } {
-    return { files: this.files, currentContext: this.currentContext, contexts: this.contextNames() };
+    return {
+      files: this.files,
+      currentContext: this.currentContext,
+      contexts: this.contextNames(),
+    };
   }
 
   [inspectNode](): string {

@@ -51,7 +51,9 @@ export class TlsUnsupportedError extends Error {
   constructor(runtime: string, needs: readonly string[]) {
     super(
       `this runtime (${runtime}) cannot make the TLS connection the configuration asks for: ` +
-        `${needs.join(", ")}; its fetch only trusts the system's CAs and presents no client certificate. ` +
+        `${
+          needs.join(", ")
+        }; its fetch only trusts the system's CAs and presents no client certificate. ` +
         `Use a bearer token with a publicly trusted server certificate, or reach the API server through a proxy ` +
         `(e.g. kubectl proxy) that does the TLS.`,
     );

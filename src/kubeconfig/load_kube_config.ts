@@ -56,7 +56,11 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
       break;
     }
     case "tokenFile":
-      token = tokenFileProvider(auth.path, { maxAgeMs: tokenFileMaxAgeMs, file: auth.file, field: auth.field });
+      token = tokenFileProvider(auth.path, {
+        maxAgeMs: tokenFileMaxAgeMs,
+        file: auth.file,
+        field: auth.field,
+      });
       break;
     case "basic":
       headers = { authorization: `Basic ${encodeBase64(`${auth.username}:${auth.password}`)}` };

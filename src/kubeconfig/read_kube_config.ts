@@ -36,7 +36,9 @@ export interface ReadKubeConfigOptions {
  */
 export async function readKubeConfig(options: ReadKubeConfigOptions = {}): Promise<KubeConfig> {
   const { path, text, env = processEnv() } = options;
-  if (text !== undefined) return KubeConfig.merge([parseKubeConfigText(text, path ?? "<kubeconfig text>")]);
+  if (text !== undefined) {
+    return KubeConfig.merge([parseKubeConfigText(text, path ?? "<kubeconfig text>")]);
+  }
   if (path) return KubeConfig.merge([parseKubeConfigText(await readText(path), path)]);
 
   const listed = (env.KUBECONFIG ?? "").split(listSeparator()).filter((p) => p !== "");
@@ -47,16 +49,21 @@ export async function readKubeConfig(options: ReadKubeConfigOptions = {}): Promi
       parsed.push(parseKubeConfigText(await readText(file), file));
     }
     if (parsed.length === 0) {
-      throw new KubeConfigError(`none of the ${listed.length} file(s) listed exists: ${listed.join(", ")}`, {
-        field: "KUBECONFIG",
-      });
+      throw new KubeConfigError(
+        `none of the ${listed.length} file(s) listed exists: ${listed.join(", ")}`,
+        {
+          field: "KUBECONFIG",
+        },
+      );
     }
     return KubeConfig.merge(parsed);
   }
 
   const home = env.HOME ?? env.USERPROFILE;
   if (!home) {
-    throw new KubeConfigError("no kubeconfig: KUBECONFIG is unset and HOME is unknown", { field: "HOME" });
+    throw new KubeConfigError("no kubeconfig: KUBECONFIG is unset and HOME is unknown", {
+      field: "HOME",
+    });
   }
   const file = `${home.replace(/[\\/]$/, "")}/.kube/config`;
   return KubeConfig.merge([parseKubeConfigText(await readText(file), file)]);

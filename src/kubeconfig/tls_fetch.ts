@@ -33,8 +33,9 @@ const g = globalThis as any;
  *   verification or override the server name, so for `insecure-skip-tls-verify` or `tls-server-name`
  *   undici is used on Deno too (through `npm:undici`).
  * - Bun: its `fetch`'s `tls` option.
- * - Anything else (Cloudflare Workers, Vercel edge, Deno Deploy...): the global `fetch` when no custom
- *   TLS is asked for; a {@linkcode TlsUnsupportedError} naming the fields otherwise.
+ * - Anything else (Cloudflare Workers, Vercel edge, Deno Deploy, i.e. Deno without
+ *   `Deno.createHttpClient`...): the global `fetch` when no custom TLS is asked for; a
+ *   {@linkcode TlsUnsupportedError} naming the fields otherwise.
  *
  * Verification is never turned off globally (`NODE_TLS_REJECT_UNAUTHORIZED` is never touched).
  *
@@ -51,12 +52,19 @@ const g = globalThis as any;
  * }
  * ```
  */
-export async function createTlsFetch(tls: TlsSettings, options: CreateTlsFetchOptions = {}): Promise<TlsFetch> {
+export async function createTlsFetch(
+  tls: TlsSettings,
+  options: CreateTlsFetchOptions = {},
+): Promise<TlsFetch> {
   const { runtime = runtimeName() } = options;
   const needs = neededFields(tls);
   if (needs.length === 0) {
     const f = globalThis.fetch;
-    return { fetch: (input, init) => f(input, init), via: "native", close: () => Promise.resolve() };
+    return {
+      fetch: (input, init) => f(input, init),
+      via: "native",
+      close: () => Promise.resolve(),
+    };
   }
   if (runtime === "deno" && !tls.insecure && !tls.serverName && g.Deno?.createHttpClient) {
     const client = g.Deno.createHttpClient({
@@ -73,6 +81,10 @@ export async function createTlsFetch(tls: TlsSettings, options: CreateTlsFetchOp
         return Promise.resolve();
       },
     };
+  }
+  if (runtime === "deno" && !g.Deno?.createHttpClient) {
+    // Deno Deploy and other hosted Deno: no custom TLS for fetch.
+    throw new TlsUnsupportedError("deno without Deno.createHttpClient", needs);
   }
   if (runtime === "node" || runtime === "deno") return await undiciFetch(tls, runtime === "deno");
   if (runtime === "bun") {

@@ -34,7 +34,10 @@ export interface TokenFileProviderOptions {
  * console.log(client.server.href);
  * ```
  */
-export function tokenFileProvider(path: string, options: TokenFileProviderOptions = {}): TokenProvider {
+export function tokenFileProvider(
+  path: string,
+  options: TokenFileProviderOptions = {},
+): TokenProvider {
   const { maxAgeMs = 60_000, file, field, now = Date.now } = options;
   if (!(maxAgeMs >= 0)) throw new RangeError("tokenFileProvider: maxAgeMs must be >= 0");
   let cached: { token: string; at: number } | undefined;

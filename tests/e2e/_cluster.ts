@@ -7,15 +7,17 @@
  *
  * @module
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import process from "node:process";
 import { createPki, type Pki } from "../kubeconfig/_pki.ts";
 import { kubeconfig, writeConfig } from "../kubeconfig/_helpers.ts";
 import { test } from "../_test.ts";
+import { eventually, Fatal, freePort, Proc } from "./_process.ts";
+
+export { eventually, Fatal } from "./_process.ts";
 import { type KubeConnection, loadKubeConfig } from "../../kubeconfig.ts";
 
 const HOME = process.env.HOME ?? "/root";
@@ -29,8 +31,15 @@ export const ETCD_BIN = process.env.ETCD_BIN ?? "/usr/bin/etcd";
 
 /** Why the e2e tests cannot run here, or undefined when they can. */
 export function unavailable(): string | undefined {
-  for (const [what, path] of [["kube-apiserver", APISERVER_BIN], ["kubectl", KUBECTL_BIN], ["etcd", ETCD_BIN]]) {
-    if (!existsSync(path)) return `${what} not found at ${path} (run scripts/kube_apiserver/ensure.sh)`;
+  for (
+    const [what, path] of [["kube-apiserver", APISERVER_BIN], ["kubectl", KUBECTL_BIN], [
+      "etcd",
+      ETCD_BIN,
+    ]]
+  ) {
+    if (!existsSync(path)) {
+      return `${what} not found at ${path} (run scripts/kube_apiserver/ensure.sh)`;
+    }
   }
   return undefined;
 }
@@ -40,49 +49,6 @@ export function e2eTest(name: string, fn: () => Promise<void>): void {
   const why = unavailable();
   if (why) test(`${name} [SKIPPED: ${why}]`, () => console.warn(`e2e skipped: ${why}`));
   else test(name, fn);
-}
-
-/** A started process whose output tail is kept for diagnostics. */
-class Proc {
-  readonly child: ChildProcess;
-  readonly exited: Promise<void>;
-  readonly tail: string[] = [];
-  constructor(readonly name: string, cmd: string, args: string[]) {
-    this.child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
-    const keep = (d: Uint8Array) => {
-      this.tail.push(new TextDecoder().decode(d));
-      if (this.tail.length > 40) this.tail.shift();
-    };
-    this.child.stdout!.on("data", keep);
-    this.child.stderr!.on("data", keep);
-    this.exited = new Promise((resolve) => this.child.on("close", () => resolve()));
-    this.child.on("error", (err) => this.tail.push(`spawn error: ${err.message}`));
-  }
-  get running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
-  }
-  async stop(): Promise<void> {
-    if (this.running) this.child.kill("SIGKILL");
-    await this.exited;
-  }
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
-
-/** Polls `cond` (async) every 100 ms until it returns true; fails after `timeoutMs`. */
-export async function eventually(cond: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    if (await cond().catch(() => false)) return;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** Options of {@linkcode startCluster}. */
@@ -129,18 +95,40 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await pki.cleanup();
   };
   try {
-    const [etcdPort, peerPort, apiPort, proxyPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [etcdPort, peerPort, apiPort, proxyPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     procs.etcd = new Proc("etcd", ETCD_BIN, [
-      "--data-dir", join(dir, "etcd"), "--listen-client-urls", etcdUrl, "--advertise-client-urls", etcdUrl,
-      "--listen-peer-urls", peerUrl, "--initial-advertise-peer-urls", peerUrl, "--initial-cluster", `default=${peerUrl}`,
+      "--data-dir",
+      join(dir, "etcd"),
+      "--listen-client-urls",
+      etcdUrl,
+      "--advertise-client-urls",
+      etcdUrl,
+      "--listen-peer-urls",
+      peerUrl,
+      "--initial-advertise-peer-urls",
+      peerUrl,
+      "--initial-cluster",
+      `default=${peerUrl}`,
     ]);
-    await eventually(async () => (await fetch(`${etcdUrl}/health`).then((r) => r.json())).health === "true", "etcd health", 20_000);
+    await eventually(
+      async () => (await fetch(`${etcdUrl}/health`).then((r) => r.json())).health === "true",
+      "etcd health",
+      20_000,
+    );
 
     await new Promise<void>((resolve, reject) =>
       spawn("openssl", ["genrsa", "-out", join(dir, "sa.key"), "2048"], { stdio: "ignore" })
-        .on("close", (code) => (code === 0 ? resolve() : reject(new Error("openssl genrsa failed"))))
+        .on(
+          "close",
+          (code) => (code === 0 ? resolve() : reject(new Error("openssl genrsa failed"))),
+        )
     );
     const tokens = join(dir, "tokens.csv");
     const clientTokenFile = join(dir, "client-token");
@@ -148,35 +136,55 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await writeFile(clientTokenFile, "tok-initial\n");
     const server = `https://127.0.0.1:${apiPort}`;
     const args = [
-      `--etcd-servers=${etcdUrl}`, "--bind-address=127.0.0.1", `--secure-port=${apiPort}`,
-      `--tls-cert-file=${pki.server.certPath}`, `--tls-private-key-file=${pki.server.keyPath}`,
-      `--client-ca-file=${pki.ca.certPath}`, `--token-auth-file=${tokens}`,
-      `--service-account-key-file=${join(dir, "sa.key")}`, `--service-account-signing-key-file=${join(dir, "sa.key")}`,
-      "--service-account-issuer=https://kubernetes.default.svc", "--authorization-mode=AlwaysAllow",
-      "--service-cluster-ip-range=10.0.0.0/24", "--etcd-compaction-interval=0", "--enable-priority-and-fairness=false",
+      `--etcd-servers=${etcdUrl}`,
+      "--bind-address=127.0.0.1",
+      `--secure-port=${apiPort}`,
+      `--tls-cert-file=${pki.server.certPath}`,
+      `--tls-private-key-file=${pki.server.keyPath}`,
+      `--client-ca-file=${pki.ca.certPath}`,
+      `--token-auth-file=${tokens}`,
+      `--service-account-key-file=${join(dir, "sa.key")}`,
+      `--service-account-signing-key-file=${join(dir, "sa.key")}`,
+      "--service-account-issuer=https://kubernetes.default.svc",
+      "--authorization-mode=AlwaysAllow",
+      "--service-cluster-ip-range=10.0.0.0/24",
+      "--etcd-compaction-interval=0",
+      "--enable-priority-and-fairness=false",
       ...(options.noWatchCache ? ["--watch-cache=false"] : []),
     ];
-    const certConfig = await writeConfig(dir, "cert.yaml", kubeconfig(
-      { server, "certificate-authority": "ca.crt" },
-      { "client-certificate": "client.crt", "client-key": "client.key" },
-      { name: "cert" },
-    ));
-    const tokenConfig = await writeConfig(dir, "token.yaml", kubeconfig(
-      { server, "certificate-authority": "ca.crt" },
-      { tokenFile: "client-token" },
-      { name: "token" },
-    ));
+    const certConfig = await writeConfig(
+      dir,
+      "cert.yaml",
+      kubeconfig(
+        { server, "certificate-authority": "ca.crt" },
+        { "client-certificate": "client.crt", "client-key": "client.key" },
+        { name: "cert" },
+      ),
+    );
+    const tokenConfig = await writeConfig(
+      dir,
+      "token.yaml",
+      kubeconfig(
+        { server, "certificate-authority": "ca.crt" },
+        { tokenFile: "client-token" },
+        { name: "token" },
+      ),
+    );
     admin = await loadKubeConfig({ path: certConfig, env: {} });
     const adminConn = admin;
     const startApiserver = async () => {
       procs.apiserver = new Proc("kube-apiserver", APISERVER_BIN, args);
       const proc = procs.apiserver;
-      await eventually(async () => {
-        if (!proc.running) throw new Error(`kube-apiserver exited:\n${proc.tail.join("")}`);
-        const res = await adminConn.client.request("/readyz");
-        await res.body?.cancel();
-        return true;
-      }, "kube-apiserver /readyz", 60_000).catch((err) => {
+      await eventually(
+        async () => {
+          if (!proc.running) throw new Fatal(`kube-apiserver exited:\n${proc.tail.join("")}`);
+          const res = await adminConn.client.request("/readyz");
+          await res.body?.cancel();
+          return true;
+        },
+        "kube-apiserver /readyz",
+        60_000,
+      ).catch((err) => {
         throw new Error(`${err.message}\n${proc.tail.join("").slice(-3000)}`);
       });
     };
@@ -184,18 +192,29 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 
     const startProxy = async () => {
       procs.proxy = new Proc("kubectl proxy", KUBECTL_BIN, [
-        "proxy", `--port=${proxyPort}`, "--address=127.0.0.1", `--kubeconfig=${certConfig}`,
+        "proxy",
+        `--port=${proxyPort}`,
+        "--address=127.0.0.1",
+        `--kubeconfig=${certConfig}`,
       ]);
-      await eventually(async () => {
-        const res = await fetch(`http://127.0.0.1:${proxyPort}/api`);
-        await res.body?.cancel();
-        return res.ok;
-      }, "kubectl proxy", 20_000);
+      await eventually(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${proxyPort}/api`);
+          await res.body?.cancel();
+          return res.ok;
+        },
+        "kubectl proxy",
+        20_000,
+      );
     };
     let proxyConfig: string | undefined;
     if (options.proxy) {
       await startProxy();
-      proxyConfig = await writeConfig(dir, "proxy.yaml", kubeconfig({ server: `http://127.0.0.1:${proxyPort}` }, {}, { name: "proxy" }));
+      proxyConfig = await writeConfig(
+        dir,
+        "proxy.yaml",
+        kubeconfig({ server: `http://127.0.0.1:${proxyPort}` }, {}, { name: "proxy" }),
+      );
     }
     return {
       dir,
@@ -215,7 +234,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       stopProxy: () => procs.proxy!.stop(),
       startProxy,
       compactEtcd: async () => {
-        const range = await fetch(`${etcdUrl}/v3/kv/range`, { method: "POST", body: JSON.stringify({ key: btoa("a") }) });
+        const range = await fetch(`${etcdUrl}/v3/kv/range`, {
+          method: "POST",
+          body: JSON.stringify({ key: btoa("a") }),
+        });
         const revision = Number((await range.json()).header.revision);
         const res = await fetch(`${etcdUrl}/v3/kv/compaction`, {
           method: "POST",

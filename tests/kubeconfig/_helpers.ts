@@ -7,10 +7,14 @@
  */
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+// deno-lint-ignore no-import-prefix
 import { stringify } from "npm:yaml@^2";
 import { createPki, type Pki } from "./_pki.ts";
 import { startTlsServer, type TlsServer } from "./_tls_server.ts";
 import type { KubeConnection } from "../../kubeconfig.ts";
+
+/** YAML text of a value. */
+export const toYaml: (value: unknown) => string = stringify;
 
 /** Base64 of UTF-8 text. */
 export function b64(text: string): string {
@@ -32,13 +36,21 @@ export function kubeconfig(
     users: [{ name: `${name}-user`, user }],
     contexts: [{
       name,
-      context: { cluster: `${name}-cluster`, user: `${name}-user`, ...(extra.namespace ? { namespace: extra.namespace } : {}) },
+      context: {
+        cluster: `${name}-cluster`,
+        user: `${name}-user`,
+        ...(extra.namespace ? { namespace: extra.namespace } : {}),
+      },
     }],
   };
 }
 
 /** Writes `config` (an object as YAML, or text) to `dir/name`; returns the path. */
-export async function writeConfig(dir: string, name: string, config: Record<string, unknown> | string): Promise<string> {
+export async function writeConfig(
+  dir: string,
+  name: string,
+  config: Record<string, unknown> | string,
+): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, typeof config === "string" ? config : stringify(config));
   return path;
@@ -50,7 +62,10 @@ export async function withTls(
   options: { accept?: string[]; named?: boolean } = {},
 ): Promise<void> {
   const pki = await createPki();
-  const server = await startTlsServer(pki, { accept: options.accept, cert: options.named ? pki.namedServer : undefined });
+  const server = await startTlsServer(pki, {
+    accept: options.accept,
+    cert: options.named ? pki.namedServer : undefined,
+  });
   try {
     await fn(pki, server);
   } finally {
@@ -62,7 +77,9 @@ export async function withTls(
 /** Lists configmaps through `conn`, then closes it. */
 export async function listOnce(conn: KubeConnection): Promise<number> {
   try {
-    const list = await conn.client.requestJson<{ items: unknown[] }>(`/api/v1/namespaces/${conn.namespace}/configmaps`);
+    const list = await conn.client.requestJson<{ items: unknown[] }>(
+      `/api/v1/namespaces/${conn.namespace}/configmaps`,
+    );
     return list.items.length;
   } finally {
     await conn.close();

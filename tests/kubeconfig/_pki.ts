@@ -44,18 +44,45 @@ function openssl(args: string[], cwd: string): Promise<void> {
 async function pair(dir: string, name: string): Promise<Pair> {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
-  return { certPath, keyPath, cert: await readFile(certPath, "utf8"), key: await readFile(keyPath, "utf8") };
+  return {
+    certPath,
+    keyPath,
+    cert: await readFile(certPath, "utf8"),
+    key: await readFile(keyPath, "utf8"),
+  };
 }
 
 const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
 
-async function signed(dir: string, name: string, subject: string, ca: string, ext: string): Promise<Pair> {
-  await openssl(["req", ...EC, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject], dir);
+async function signed(
+  dir: string,
+  name: string,
+  subject: string,
+  ca: string,
+  ext: string,
+): Promise<Pair> {
+  await openssl(
+    ["req", ...EC, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject],
+    dir,
+  );
   await writeFile(join(dir, `${name}.ext`), ext);
   await openssl(
     [
-      "x509", "-req", "-in", `${name}.csr`, "-CA", `${ca}.crt`, "-CAkey", `${ca}.key`, "-CAcreateserial",
-      "-out", `${name}.crt`, "-days", "2", "-extfile", `${name}.ext`,
+      "x509",
+      "-req",
+      "-in",
+      `${name}.csr`,
+      "-CA",
+      `${ca}.crt`,
+      "-CAkey",
+      `${ca}.key`,
+      "-CAcreateserial",
+      "-out",
+      `${name}.crt`,
+      "-days",
+      "2",
+      "-extfile",
+      `${name}.ext`,
     ],
     dir,
   );
@@ -67,7 +94,19 @@ export async function createPki(options: { serverNames?: string[] } = {}): Promi
   const { serverNames = ["IP:127.0.0.1", "IP:::1", "DNS:localhost"] } = options;
   const dir = await mkdtemp(join(tmpdir(), "kube-reflector-pki-"));
   const ca = async (name: string) => {
-    await openssl(["req", "-x509", ...EC, "-keyout", `${name}.key`, "-out", `${name}.crt`, "-days", "2", "-subj", `/CN=${name}`], dir);
+    await openssl([
+      "req",
+      "-x509",
+      ...EC,
+      "-keyout",
+      `${name}.key`,
+      "-out",
+      `${name}.crt`,
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${name}`,
+    ], dir);
     return pair(dir, name);
   };
   const caPair = await ca("ca");
@@ -79,8 +118,20 @@ export async function createPki(options: { serverNames?: string[] } = {}): Promi
     "ca",
     `subjectAltName=${serverNames.join(",")}\nextendedKeyUsage=serverAuth\n`,
   );
-  const namedServer = await signed(dir, "named-server", "/CN=kube.test", "ca", "subjectAltName=DNS:kube.test\nextendedKeyUsage=serverAuth\n");
-  const client = await signed(dir, "client", "/CN=alice/O=system:masters", "ca", "extendedKeyUsage=clientAuth\n");
+  const namedServer = await signed(
+    dir,
+    "named-server",
+    "/CN=kube.test",
+    "ca",
+    "subjectAltName=DNS:kube.test\nextendedKeyUsage=serverAuth\n",
+  );
+  const client = await signed(
+    dir,
+    "client",
+    "/CN=alice/O=system:masters",
+    "ca",
+    "extendedKeyUsage=clientAuth\n",
+  );
   return {
     dir,
     ca: caPair,

@@ -29,12 +29,21 @@ export interface TlsServer {
 }
 
 /** Starts the server on 127.0.0.1 with `cert` (default: the PKI's server certificate). */
-export async function startTlsServer(pki: Pki, options: { cert?: Pair; accept?: string[] } = {}): Promise<TlsServer> {
+export async function startTlsServer(
+  pki: Pki,
+  options: { cert?: Pair; accept?: string[] } = {},
+): Promise<TlsServer> {
   const cert = options.cert ?? pki.server;
   const seen: Seen[] = [];
   const accept = new Set(options.accept ?? []);
   const server: Server = createServer(
-    { key: cert.key, cert: cert.cert, ca: pki.ca.cert, requestCert: true, rejectUnauthorized: false },
+    {
+      key: cert.key,
+      cert: cert.cert,
+      ca: pki.ca.cert,
+      requestCert: true,
+      rejectUnauthorized: false,
+    },
     (req, res) => {
       const socket = req.socket as TLSSocket;
       const peer = socket.authorized ? socket.getPeerCertificate() : undefined;
@@ -42,14 +51,30 @@ export async function startTlsServer(pki: Pki, options: { cert?: Pair; accept?: 
       const authorization = req.headers.authorization;
       seen.push({ path: req.url ?? "", authorization, clientCn });
       req.resume();
-      const ok = clientCn !== undefined || accept.size === 0 || (authorization !== undefined && accept.has(authorization));
+      const ok = clientCn !== undefined || accept.size === 0 ||
+        (authorization !== undefined && accept.has(authorization));
       res.setHeader("content-type", "application/json");
       if (!ok) {
         res.statusCode = 401;
-        res.end(JSON.stringify({ kind: "Status", apiVersion: "v1", status: "Failure", reason: "Unauthorized", code: 401 }));
+        res.end(
+          JSON.stringify({
+            kind: "Status",
+            apiVersion: "v1",
+            status: "Failure",
+            reason: "Unauthorized",
+            code: 401,
+          }),
+        );
         return;
       }
-      res.end(JSON.stringify({ kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "7" }, items: [] }));
+      res.end(
+        JSON.stringify({
+          kind: "ConfigMapList",
+          apiVersion: "v1",
+          metadata: { resourceVersion: "7" },
+          items: [],
+        }),
+      );
     },
   );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -8,34 +8,55 @@ import { kubeconfig, withTls, writeConfig } from "./_helpers.ts";
 
 const PLUGIN = fileURLToPath(new URL("./fixtures/exec_plugin.mjs", import.meta.url));
 
-function exec(dir: string, env: Record<string, string> = {}, apiVersion = "client.authentication.k8s.io/v1") {
+function exec(
+  dir: string,
+  env: Record<string, string> = {},
+  apiVersion = "client.authentication.k8s.io/v1",
+) {
   return {
     apiVersion,
     command: "node",
     args: [PLUGIN],
     interactiveMode: "Never",
     provideClusterInfo: true,
-    env: Object.entries({ PLUGIN_TOKEN_FILE: join(dir, "token"), PLUGIN_COUNT_FILE: join(dir, "runs"), ...env })
+    env: Object.entries({
+      PLUGIN_TOKEN_FILE: join(dir, "token"),
+      PLUGIN_COUNT_FILE: join(dir, "runs"),
+      ...env,
+    })
       .map(([name, value]) => ({ name, value })),
   };
 }
 
-async function runs(dir: string): Promise<Array<{ apiVersion: string; spec: { interactive: boolean; cluster?: { server: string } } }>> {
+async function runs(
+  dir: string,
+): Promise<
+  Array<{ apiVersion: string; spec: { interactive: boolean; cluster?: { server: string } } }>
+> {
   const text = await readFile(join(dir, "runs"), "utf8").catch(() => "");
   return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
 }
 
-for (const apiVersion of ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"]) {
+for (
+  const apiVersion of ["client.authentication.k8s.io/v1", "client.authentication.k8s.io/v1beta1"]
+) {
   test(`an exec plugin (${apiVersion.split("/")[1]}) supplies the token, cached, re-run after a 401`, () =>
     withTls(async (pki, server) => {
       await writeFile(join(pki.dir, "token"), "exec-tok-1");
-      const path = await writeConfig(pki.dir, "config", kubeconfig(
-        { server: server.url, "certificate-authority": "ca.crt" },
-        { exec: exec(pki.dir, {}, apiVersion) },
-      ));
+      const path = await writeConfig(
+        pki.dir,
+        "config",
+        kubeconfig(
+          { server: server.url, "certificate-authority": "ca.crt" },
+          { exec: exec(pki.dir, {}, apiVersion) },
+        ),
+      );
       const conn = await loadKubeConfig({ path, env: {} });
       try {
-        const get = () => conn.client.request("/api/v1/namespaces/default/configmaps").then((r) => r.body?.cancel());
+        const get = () =>
+          conn.client.request("/api/v1/namespaces/default/configmaps").then((r) =>
+            r.body?.cancel()
+          );
         await Promise.all([get(), get(), get()]);
         await get();
         assert.equal((await runs(pki.dir)).length, 1, "one run, shared and cached");
@@ -60,7 +81,9 @@ test("an exec credential is re-run once its expirationTimestamp has passed", () 
   withTls(async (pki) => {
     await writeFile(join(pki.dir, "token"), "short-lived");
     let now = Date.now();
-    const provider = execCredentialProvider(exec(pki.dir, { PLUGIN_EXPIRES_MS: "60000" }), { now: () => now });
+    const provider = execCredentialProvider(exec(pki.dir, { PLUGIN_EXPIRES_MS: "60000" }), {
+      now: () => now,
+    });
     assert.equal(await provider({ refresh: false }), "short-lived");
     assert.equal(await provider({ refresh: false }), "short-lived");
     assert.equal((await runs(pki.dir)).length, 1);
@@ -78,17 +101,49 @@ test("a failing, missing or garbled exec plugin gives a KubeConfigError naming t
     assert.equal(e1.field, "users[u].user.exec");
     assert.match(e1.message, /exited with code 3/);
 
-    const missing = execCredentialProvider({ ...exec(pki.dir), command: "no-such-plugin-xyz", installHint: "install it" }, where);
-    assert.match((await Promise.resolve(missing({ refresh: false })).catch((e) => e)).message, /not found; install it/);
+    const missing = execCredentialProvider({
+      ...exec(pki.dir),
+      command: "no-such-plugin-xyz",
+      installHint: "install it",
+    }, where);
+    assert.match(
+      (await Promise.resolve(missing({ refresh: false })).catch((e) => e)).message,
+      /not found; install it/,
+    );
 
     const garbled = execCredentialProvider(exec(pki.dir, { PLUGIN_GARBAGE: "{not json" }), where);
-    assert.match((await Promise.resolve(garbled({ refresh: false })).catch((e) => e)).message, /no valid JSON/);
+    assert.match(
+      (await Promise.resolve(garbled({ refresh: false })).catch((e) => e)).message,
+      /no valid JSON/,
+    );
   }));
 
 test("exec entries that need interaction are refused", () => {
   assert.throws(
-    () => execCredentialProvider({ apiVersion: "client.authentication.k8s.io/v1", command: "x", interactiveMode: "Always" }),
+    () =>
+      execCredentialProvider({
+        apiVersion: "client.authentication.k8s.io/v1",
+        command: "x",
+        interactiveMode: "Always",
+      }),
     KubeConfigError,
   );
-  assert.throws(() => execCredentialProvider({ apiVersion: "client.authentication.k8s.io/v1", command: "x" }), /interactiveMode/);
+  assert.throws(
+    () => execCredentialProvider({ apiVersion: "client.authentication.k8s.io/v1", command: "x" }),
+    /interactiveMode/,
+  );
 });
+
+test("an aborted caller stops waiting at once while the shared plugin run completes for the others", () =>
+  withTls(async (pki) => {
+    await writeFile(join(pki.dir, "token"), "slow-token");
+    const provider = execCredentialProvider(exec(pki.dir, { PLUGIN_DELAY_MS: "300" }));
+    const ac = new AbortController();
+    const aborted = Promise.resolve(provider({ refresh: false, signal: ac.signal }));
+    const patient = Promise.resolve(provider({ refresh: false }));
+    const reason = new Error("caller gave up");
+    ac.abort(reason);
+    await assert.rejects(aborted, (err) => err === reason);
+    assert.equal(await patient, "slow-token");
+    assert.equal((await runs(pki.dir)).length, 1);
+  }));

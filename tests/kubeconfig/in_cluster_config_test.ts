@@ -26,7 +26,11 @@ test("inClusterConfig uses the service host, CA, namespace and token files", () 
       server.accept.clear();
       server.accept.add("Bearer sa-token-2");
       await conn.client.request("/api").then((r) => r.body?.cancel());
-      assert.deepEqual(server.seen.map((s) => s.authorization), ["Bearer sa-token-1", "Bearer sa-token-1", "Bearer sa-token-2"]);
+      assert.deepEqual(server.seen.map((s) => s.authorization), [
+        "Bearer sa-token-1",
+        "Bearer sa-token-1",
+        "Bearer sa-token-2",
+      ]);
     } finally {
       await conn.close();
     }

@@ -2,15 +2,19 @@ import assert from "node:assert/strict";
 import { KubeNetworkError } from "../../mod.ts";
 import { KubeConfigError, loadKubeConfig } from "../../kubeconfig.ts";
 import { test } from "../_test.ts";
-import { b64, kubeconfig, listOnce, withTls, writeConfig } from "./_helpers.ts";
+import { b64, kubeconfig, listOnce, toYaml, withTls, writeConfig } from "./_helpers.ts";
 
 test("loadKubeConfig trusts the cluster CA file and sends the bearer token", () =>
   withTls(async (pki, server) => {
-    const path = await writeConfig(pki.dir, "config", kubeconfig(
-      { server: server.url, "certificate-authority": "ca.crt" }, // relative to the kubeconfig's folder
-      { token: "tok-one" },
-      { namespace: "team-a" },
-    ));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig(
+        { server: server.url, "certificate-authority": "ca.crt" }, // relative to the kubeconfig's folder
+        { token: "tok-one" },
+        { namespace: "team-a" },
+      ),
+    );
     const conn = await loadKubeConfig({ path, env: {} });
     assert.equal(conn.namespace, "team-a");
     assert.equal(conn.context, "test");
@@ -21,10 +25,14 @@ test("loadKubeConfig trusts the cluster CA file and sends the bearer token", () 
 
 test("loadKubeConfig presents a client certificate from files", () =>
   withTls(async (pki, server) => {
-    const path = await writeConfig(pki.dir, "config", kubeconfig(
-      { server: server.url, "certificate-authority": pki.ca.certPath },
-      { "client-certificate": "client.crt", "client-key": "./client.key" },
-    ));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig(
+        { server: server.url, "certificate-authority": pki.ca.certPath },
+        { "client-certificate": "client.crt", "client-key": "./client.key" },
+      ),
+    );
     const conn = await loadKubeConfig({ path, env: {} });
     assert.equal(conn.namespace, "default");
     assert.equal(await listOnce(conn), 0);
@@ -34,41 +42,64 @@ test("loadKubeConfig presents a client certificate from files", () =>
 
 test("loadKubeConfig presents a client certificate from -data fields", () =>
   withTls(async (pki, server) => {
-    const path = await writeConfig(pki.dir, "config", kubeconfig(
-      { server: server.url, "certificate-authority-data": b64(pki.ca.cert) },
-      { "client-certificate-data": b64(pki.client.cert), "client-key-data": b64(pki.client.key) },
-    ));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig(
+        { server: server.url, "certificate-authority-data": b64(pki.ca.cert) },
+        { "client-certificate-data": b64(pki.client.cert), "client-key-data": b64(pki.client.key) },
+      ),
+    );
     assert.equal(await listOnce(await loadKubeConfig({ path, env: {} })), 0);
     assert.equal(server.seen[0].clientCn, "alice");
   }, { accept: ["Bearer nobody"] }));
 
 test("loadKubeConfig sends basic credentials", () =>
   withTls(async (pki, server) => {
-    const path = await writeConfig(pki.dir, "config", kubeconfig(
-      { server: server.url, "certificate-authority-data": b64(pki.ca.cert) },
-      { username: "admin", password: "pa:ss" },
-    ));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig(
+        { server: server.url, "certificate-authority-data": b64(pki.ca.cert) },
+        { username: "admin", password: "pa:ss" },
+      ),
+    );
     assert.equal(await listOnce(await loadKubeConfig({ path, env: {} })), 0);
     assert.equal(server.seen[0].authorization, `Basic ${b64("admin:pa:ss")}`);
   }, { accept: [`Basic ${b64("admin:pa:ss")}`] }));
 
 test("insecure-skip-tls-verify connects without a CA only when the file says so", () =>
   withTls(async (pki, server) => {
-    const insecure = await writeConfig(pki.dir, "insecure", kubeconfig(
-      { server: server.url, "insecure-skip-tls-verify": true },
-      { token: "t" },
-    ));
+    const insecure = await writeConfig(
+      pki.dir,
+      "insecure",
+      kubeconfig(
+        { server: server.url, "insecure-skip-tls-verify": true },
+        { token: "t" },
+      ),
+    );
     assert.equal(await listOnce(await loadKubeConfig({ path: insecure, env: {} })), 0);
-    const strict = await writeConfig(pki.dir, "strict", kubeconfig({ server: server.url }, { token: "t" }));
-    await assert.rejects(listOnce(await loadKubeConfig({ path: strict, env: {} })), KubeNetworkError);
+    const strict = await writeConfig(
+      pki.dir,
+      "strict",
+      kubeconfig({ server: server.url }, { token: "t" }),
+    );
+    await assert.rejects(
+      listOnce(await loadKubeConfig({ path: strict, env: {} })),
+      KubeNetworkError,
+    );
   }));
 
 test("a wrong CA fails the request with a KubeNetworkError", () =>
   withTls(async (pki, server) => {
-    const path = await writeConfig(pki.dir, "config", kubeconfig(
-      { server: server.url, "certificate-authority": pki.otherCa.certPath },
-      { token: "t" },
-    ));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig(
+        { server: server.url, "certificate-authority": pki.otherCa.certPath },
+        { token: "t" },
+      ),
+    );
     const err = await listOnce(await loadKubeConfig({ path, env: {} })).catch((e) => e);
     assert.ok(err instanceof KubeNetworkError, String(err));
     assert.match(err.message, /^GET \/api\/v1\/namespaces\/default\/configmaps: network error/);
@@ -78,8 +109,15 @@ test("tls-server-name verifies the certificate against that name", () =>
   withTls(async (pki, server) => {
     const cluster = { server: server.url, "certificate-authority": pki.ca.certPath };
     const without = await writeConfig(pki.dir, "without", kubeconfig(cluster, { token: "t" }));
-    await assert.rejects(listOnce(await loadKubeConfig({ path: without, env: {} })), KubeNetworkError);
-    const named = await writeConfig(pki.dir, "named", kubeconfig({ ...cluster, "tls-server-name": "kube.test" }, { token: "t" }));
+    await assert.rejects(
+      listOnce(await loadKubeConfig({ path: without, env: {} })),
+      KubeNetworkError,
+    );
+    const named = await writeConfig(
+      pki.dir,
+      "named",
+      kubeconfig({ ...cluster, "tls-server-name": "kube.test" }, { token: "t" }),
+    );
     assert.equal(await listOnce(await loadKubeConfig({ path: named, env: {} })), 0);
   }, { named: true }));
 
@@ -114,20 +152,31 @@ test("~/.kube/config is the default", () =>
   withTls(async (pki, server) => {
     const { mkdir } = await import("node:fs/promises");
     await mkdir(`${pki.dir}/.kube`);
-    await writeConfig(`${pki.dir}/.kube`, "config", kubeconfig({ server: server.url, "certificate-authority": "../ca.crt" }, { token: "t" }));
+    await writeConfig(
+      `${pki.dir}/.kube`,
+      "config",
+      kubeconfig({ server: server.url, "certificate-authority": "../ca.crt" }, { token: "t" }),
+    );
     assert.equal(await listOnce(await loadKubeConfig({ env: { HOME: pki.dir } })), 0);
   }));
 
 test("a kubeconfig given as text works without a file system", () =>
   withTls(async (pki, server) => {
-    const { stringify } = await import("npm:yaml@^2");
-    const text = stringify(kubeconfig({ server: server.url, "certificate-authority-data": b64(pki.ca.cert) }, { token: "t" }));
+    const text = toYaml(
+      kubeconfig({ server: server.url, "certificate-authority-data": b64(pki.ca.cert) }, {
+        token: "t",
+      }),
+    );
     assert.equal(await listOnce(await loadKubeConfig({ text, env: {} })), 0);
   }));
 
 test("an unknown auth-provider is refused with a KubeConfigError", () =>
   withTls(async (pki, server) => {
-    const path = await writeConfig(pki.dir, "config", kubeconfig({ server: server.url }, { "auth-provider": { name: "gcp" } }));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig({ server: server.url }, { "auth-provider": { name: "gcp" } }),
+    );
     const err = await loadKubeConfig({ path, env: {} }).catch((e) => e);
     assert.ok(err instanceof KubeConfigError);
     assert.equal(err.field, "users[test-user].user.auth-provider");

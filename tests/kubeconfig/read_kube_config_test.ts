@@ -22,7 +22,8 @@ async function configError(p: Promise<unknown>): Promise<KubeConfigError> {
   return err;
 }
 
-const CERT_PEM = "-----BEGIN CERTIFICATE-----\nMIIBnotreallyacertificate\n-----END CERTIFICATE-----\n";
+const CERT_PEM =
+  "-----BEGIN CERTIFICATE-----\nMIIBnotreallyacertificate\n-----END CERTIFICATE-----\n";
 
 test("a missing kubeconfig file is named in the error", () =>
   withDir(async (dir) => {
@@ -39,7 +40,11 @@ test("KUBECONFIG listing only missing files names the variable", () =>
 
 test("malformed YAML names the file and the position, not the content", () =>
   withDir(async (dir) => {
-    const path = await writeConfig(dir, "bad.yaml", "clusters:\n  - name: c\n    cluster: {server: [\ntoken: s3cr3t-in-yaml\n");
+    const path = await writeConfig(
+      dir,
+      "bad.yaml",
+      "clusters:\n  - name: c\n    cluster: {server: [\ntoken: s3cr3t-in-yaml\n",
+    );
     const err = await configError(readKubeConfig({ path, env: {} }));
     assert.equal(err.file, path);
     assert.match(err.message, /malformed YAML at line \d+, column \d+/);
@@ -48,7 +53,11 @@ test("malformed YAML names the file and the position, not the content", () =>
 
 test("a field of the wrong type is named", () =>
   withDir(async (dir) => {
-    const path = await writeConfig(dir, "config", kubeconfig({ server: "https://x", "insecure-skip-tls-verify": "yes" }, {}));
+    const path = await writeConfig(
+      dir,
+      "config",
+      kubeconfig({ server: "https://x", "insecure-skip-tls-verify": "yes" }, {}),
+    );
     const err = await configError(readKubeConfig({ path, env: {} }));
     assert.equal(err.field, "clusters[test-cluster].cluster.insecure-skip-tls-verify");
   }));
@@ -59,7 +68,10 @@ test("an unknown context names the context field", () =>
     const err = await configError(loadKubeConfig({ path, env: {}, context: "prod" }));
     assert.equal(err.field, "context");
     assert.match(err.message, /unknown context "prod"/);
-    const dangling = await writeConfig(dir, "dangling", { "current-context": "gone", contexts: [] });
+    const dangling = await writeConfig(dir, "dangling", {
+      "current-context": "gone",
+      contexts: [],
+    });
     const err2 = await configError(loadKubeConfig({ path: dangling, env: {} }));
     assert.equal(err2.field, "current-context");
     assert.equal(err2.file, dangling);
@@ -77,26 +89,45 @@ test("an unknown cluster or user names the context's field", () =>
 
 test("a certificate that does not parse names the file and field", () =>
   withDir(async (dir) => {
-    const garbage = await writeConfig(dir, "garbage", kubeconfig({ server: "https://x", "certificate-authority-data": b64(CERT_PEM) }, {}));
+    const garbage = await writeConfig(
+      dir,
+      "garbage",
+      kubeconfig({ server: "https://x", "certificate-authority-data": b64(CERT_PEM) }, {}),
+    );
     const err = await configError(loadKubeConfig({ path: garbage, env: {} }));
     assert.equal(err.file, garbage);
     assert.equal(err.field, "clusters[test-cluster].cluster.certificate-authority-data");
     assert.match(err.message, /does not parse/);
 
-    const notB64 = await writeConfig(dir, "notb64", kubeconfig({ server: "https://x", "certificate-authority-data": "%%%" }, {}));
-    assert.match((await configError(loadKubeConfig({ path: notB64, env: {} }))).message, /not valid base64/);
+    const notB64 = await writeConfig(
+      dir,
+      "notb64",
+      kubeconfig({ server: "https://x", "certificate-authority-data": "%%%" }, {}),
+    );
+    assert.match(
+      (await configError(loadKubeConfig({ path: notB64, env: {} }))).message,
+      /not valid base64/,
+    );
 
-    const noPem = await writeConfig(dir, "nopem", kubeconfig({ server: "https://x" }, {
-      "client-certificate-data": b64("hello"),
-      "client-key-data": b64("world"),
-    }));
+    const noPem = await writeConfig(
+      dir,
+      "nopem",
+      kubeconfig({ server: "https://x" }, {
+        "client-certificate-data": b64("hello"),
+        "client-key-data": b64("world"),
+      }),
+    );
     const err3 = await configError(loadKubeConfig({ path: noPem, env: {} }));
     assert.equal(err3.field, "users[test-user].user.client-certificate-data");
   }));
 
 test("a missing certificate file names the kubeconfig and the field", () =>
   withDir(async (dir) => {
-    const path = await writeConfig(dir, "config", kubeconfig({ server: "https://x", "certificate-authority": "missing-ca.crt" }, {}));
+    const path = await writeConfig(
+      dir,
+      "config",
+      kubeconfig({ server: "https://x", "certificate-authority": "missing-ca.crt" }, {}),
+    );
     const err = await configError(loadKubeConfig({ path, env: {} }));
     assert.equal(err.file, path);
     assert.equal(err.field, "clusters[test-cluster].cluster.certificate-authority");
@@ -105,7 +136,11 @@ test("a missing certificate file names the kubeconfig and the field", () =>
 
 test("a client certificate without its key is refused", () =>
   withDir(async (dir) => {
-    const path = await writeConfig(dir, "config", kubeconfig({ server: "https://x" }, { "client-certificate-data": b64(CERT_PEM) }));
+    const path = await writeConfig(
+      dir,
+      "config",
+      kubeconfig({ server: "https://x" }, { "client-certificate-data": b64(CERT_PEM) }),
+    );
     const err = await configError(loadKubeConfig({ path, env: {} }));
     assert.equal(err.field, "users[test-user].user.client-key");
   }));
@@ -113,14 +148,28 @@ test("a client certificate without its key is refused", () =>
 test("a missing server and conflicting credentials are refused", () =>
   withDir(async (dir) => {
     const noServer = await writeConfig(dir, "a", kubeconfig({}, {}));
-    assert.equal((await configError(loadKubeConfig({ path: noServer, env: {} }))).field, "clusters[test-cluster].cluster.server");
-    const both = await writeConfig(dir, "b", kubeconfig({ server: "https://x" }, { token: "t", username: "u", password: "p" }));
-    assert.match((await configError(loadKubeConfig({ path: both, env: {} }))).message, /set only one of/);
+    assert.equal(
+      (await configError(loadKubeConfig({ path: noServer, env: {} }))).field,
+      "clusters[test-cluster].cluster.server",
+    );
+    const both = await writeConfig(
+      dir,
+      "b",
+      kubeconfig({ server: "https://x" }, { token: "t", username: "u", password: "p" }),
+    );
+    assert.match(
+      (await configError(loadKubeConfig({ path: both, env: {} }))).message,
+      /set only one of/,
+    );
   }));
 
 test("a KubeConfig shows names, never credentials", () =>
   withDir(async (dir) => {
-    const path = await writeConfig(dir, "config", kubeconfig({ server: "https://x" }, { token: "tok-hidden", password: "pw-hidden" }));
+    const path = await writeConfig(
+      dir,
+      "config",
+      kubeconfig({ server: "https://x" }, { token: "tok-hidden", password: "pw-hidden" }),
+    );
     const config = await readKubeConfig({ path, env: {} });
     assert.deepEqual(config.contextNames(), ["test"]);
     assert.equal(config.currentContext, "test");

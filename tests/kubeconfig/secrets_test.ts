@@ -33,14 +33,18 @@ function render(values: unknown[]): string {
 }
 
 function assertClean(text: string, secrets: string[]): void {
-  for (const s of secrets) assert.ok(!text.includes(s), `a secret leaked into:\n${text.slice(0, 2000)}`);
+  for (const s of secrets) {
+    assert.ok(!text.includes(s), `a secret leaked into:\n${text.slice(0, 2000)}`);
+  }
 }
 
 async function captureConsole<T>(fn: () => Promise<T>): Promise<{ result: T; output: string }> {
   const methods = ["log", "error", "warn", "info", "debug", "trace"] as const;
   const saved = methods.map((m) => console[m]);
   const lines: string[] = [];
-  for (const m of methods) console[m] = (...args: unknown[]) => lines.push(args.map((a) => inspect(a)).join(" "));
+  for (const m of methods) {
+    console[m] = (...args: unknown[]) => lines.push(args.map((a) => inspect(a)).join(" "));
+  }
   try {
     return { result: await fn(), output: lines.join("\n") };
   } finally {
@@ -50,38 +54,114 @@ async function captureConsole<T>(fn: () => Promise<T>): Promise<{ result: T; out
 
 test("no token, password, key, certificate body or exec token appears in any failure output", () =>
   withTls(async (pki, server) => {
-    const secrets = [TOKEN, PASSWORD, FILE_TOKEN, EXEC_TOKEN, ...pemBody(pki.client.key), ...pemBody(pki.client.cert)];
+    const secrets = [
+      TOKEN,
+      PASSWORD,
+      FILE_TOKEN,
+      EXEC_TOKEN,
+      ...pemBody(pki.client.key),
+      ...pemBody(pki.client.cert),
+    ];
     const seen: unknown[] = [];
-    const expectFailure = async (p: Promise<unknown>) => seen.push(await p.then(() => assert.fail("expected a failure"), (e) => e));
+    const expectFailure = async (p: Promise<unknown>) =>
+      seen.push(await p.then(() => assert.fail("expected a failure"), (e) => e));
     await writeFile(join(pki.dir, "token"), FILE_TOKEN);
     const cluster = { server: server.url, "certificate-authority-data": b64(pki.ca.cert) };
-    const certUser = { "client-certificate-data": b64(pki.client.cert), "client-key-data": b64(pki.client.key) };
+    const certUser = {
+      "client-certificate-data": b64(pki.client.cert),
+      "client-key-data": b64(pki.client.key),
+    };
 
     const { output } = await captureConsole(async () => {
       // bad YAML after the secrets
-      const badYaml = await writeConfig(pki.dir, "bad-yaml", `users:\n- name: u\n  user: {token: ${TOKEN}, password: ${PASSWORD}\n  oops: [\n`);
+      const badYaml = await writeConfig(
+        pki.dir,
+        "bad-yaml",
+        `users:\n- name: u\n  user: {token: ${TOKEN}, password: ${PASSWORD}\n  oops: [\n`,
+      );
       await expectFailure(readKubeConfig({ path: badYaml, env: {} }));
       // a bad field next to secrets
-      await expectFailure(loadKubeConfig({ path: await writeConfig(pki.dir, "bad-field", kubeconfig({ ...cluster, "tls-server-name": 3 }, { token: TOKEN })), env: {} }));
+      await expectFailure(
+        loadKubeConfig({
+          path: await writeConfig(
+            pki.dir,
+            "bad-field",
+            kubeconfig({ ...cluster, "tls-server-name": 3 }, { token: TOKEN }),
+          ),
+          env: {},
+        }),
+      );
       // a bad file referenced, a certificate that does not parse, a key without a certificate
-      await expectFailure(loadKubeConfig({ path: await writeConfig(pki.dir, "bad-file", kubeconfig(cluster, { ...certUser, "client-certificate-data": undefined, "client-certificate": "nope.crt" })), env: {} }));
-      await expectFailure(loadKubeConfig({ path: await writeConfig(pki.dir, "bad-cert", kubeconfig(cluster, { ...certUser, "client-certificate-data": b64(pki.client.key) })), env: {} }));
-      await expectFailure(loadKubeConfig({ path: await writeConfig(pki.dir, "bad-key", kubeconfig(cluster, { ...certUser, "client-key-data": b64(pki.client.cert) })), env: {} }));
+      await expectFailure(
+        loadKubeConfig({
+          path: await writeConfig(
+            pki.dir,
+            "bad-file",
+            kubeconfig(cluster, {
+              ...certUser,
+              "client-certificate-data": undefined,
+              "client-certificate": "nope.crt",
+            }),
+          ),
+          env: {},
+        }),
+      );
+      await expectFailure(
+        loadKubeConfig({
+          path: await writeConfig(
+            pki.dir,
+            "bad-cert",
+            kubeconfig(cluster, { ...certUser, "client-certificate-data": b64(pki.client.key) }),
+          ),
+          env: {},
+        }),
+      );
+      await expectFailure(
+        loadKubeConfig({
+          path: await writeConfig(
+            pki.dir,
+            "bad-key",
+            kubeconfig(cluster, { ...certUser, "client-key-data": b64(pki.client.cert) }),
+          ),
+          env: {},
+        }),
+      );
       // conflicting credentials
-      await expectFailure(loadKubeConfig({ path: await writeConfig(pki.dir, "conflict", kubeconfig(cluster, { token: TOKEN, username: "u", password: PASSWORD })), env: {} }));
+      await expectFailure(
+        loadKubeConfig({
+          path: await writeConfig(
+            pki.dir,
+            "conflict",
+            kubeconfig(cluster, { token: TOKEN, username: "u", password: PASSWORD }),
+          ),
+          env: {},
+        }),
+      );
       // failing exec plugins: garbage holding the token, the wrong apiVersion, an exit code
-      for (const env of [
-        { PLUGIN_GARBAGE: `not json ${EXEC_TOKEN}` },
-        { PLUGIN_GARBAGE: JSON.stringify({ apiVersion: "v0", kind: "ExecCredential", status: { token: EXEC_TOKEN } }) },
-        { PLUGIN_FAIL: "1" },
-      ]) {
+      for (
+        const env of [
+          { PLUGIN_GARBAGE: `not json ${EXEC_TOKEN}` },
+          {
+            PLUGIN_GARBAGE: JSON.stringify({
+              apiVersion: "v0",
+              kind: "ExecCredential",
+              status: { token: EXEC_TOKEN },
+            }),
+          },
+          { PLUGIN_FAIL: "1" },
+        ]
+      ) {
         const execEntry = {
           apiVersion: "client.authentication.k8s.io/v1beta1",
           command: "node",
           args: [PLUGIN],
           env: Object.entries(env).map(([name, value]) => ({ name, value })),
         };
-        const conn = await loadKubeConfig({ path: await writeConfig(pki.dir, "exec", kubeconfig(cluster, { exec: execEntry })), env: {}, execStderr: "ignore" });
+        const conn = await loadKubeConfig({
+          path: await writeConfig(pki.dir, "exec", kubeconfig(cluster, { exec: execEntry })),
+          env: {},
+          execStderr: "ignore",
+        });
         seen.push(conn, conn.client);
         await expectFailure(conn.client.request("/api"));
         await conn.close();
@@ -112,7 +192,13 @@ test("no token, password, key, certificate body or exec token appears in any fai
         await conn.close();
       }
       // TLS failure while presenting the client certificate (the server's CA is not trusted)
-      const tlsFail = await writeConfig(pki.dir, "tls", kubeconfig({ server: server.url, "certificate-authority-data": b64(pki.otherCa.cert) }, { ...certUser }));
+      const tlsFail = await writeConfig(
+        pki.dir,
+        "tls",
+        kubeconfig({ server: server.url, "certificate-authority-data": b64(pki.otherCa.cert) }, {
+          ...certUser,
+        }),
+      );
       const conn = await loadKubeConfig({ path: tlsFail, env: {} });
       seen.push(conn, conn.client);
       await expectFailure(conn.client.request("/api"));

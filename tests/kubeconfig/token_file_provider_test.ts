@@ -30,7 +30,10 @@ test("tokenFileProvider re-reads the file once the token is older than maxAgeMs"
 });
 
 test("tokenFileProvider without any readable token rejects with a KubeConfigError", async () => {
-  const provider = tokenFileProvider("/nonexistent/token", { file: "/k/config", field: "users[u].user.tokenFile" });
+  const provider = tokenFileProvider("/nonexistent/token", {
+    file: "/k/config",
+    field: "users[u].user.tokenFile",
+  });
   const err = await Promise.resolve(provider({ refresh: false })).catch((e) => e);
   assert.ok(err instanceof KubeConfigError);
   assert.equal(err.field, "users[u].user.tokenFile");
@@ -39,18 +42,30 @@ test("tokenFileProvider without any readable token rejects with a KubeConfigErro
 test("a rotated tokenFile is picked up after a 401", () =>
   withTls(async (pki, server) => {
     await writeFile(join(pki.dir, "token"), "old-token");
-    const path = await writeConfig(pki.dir, "config", kubeconfig(
-      { server: server.url, "certificate-authority": "ca.crt" },
-      { tokenFile: "token" },
-    ));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig(
+        { server: server.url, "certificate-authority": "ca.crt" },
+        { tokenFile: "token" },
+      ),
+    );
     const conn = await loadKubeConfig({ path, env: {} });
     try {
-      await conn.client.request("/api/v1/namespaces/default/configmaps").then((r) => r.body?.cancel());
+      await conn.client.request("/api/v1/namespaces/default/configmaps").then((r) =>
+        r.body?.cancel()
+      );
       await writeFile(join(pki.dir, "token"), "new-token\n");
       server.accept.clear();
       server.accept.add("Bearer new-token"); // the old one is revoked
-      await conn.client.request("/api/v1/namespaces/default/configmaps").then((r) => r.body?.cancel());
-      assert.deepEqual(server.seen.map((s) => s.authorization), ["Bearer old-token", "Bearer old-token", "Bearer new-token"]);
+      await conn.client.request("/api/v1/namespaces/default/configmaps").then((r) =>
+        r.body?.cancel()
+      );
+      assert.deepEqual(server.seen.map((s) => s.authorization), [
+        "Bearer old-token",
+        "Bearer old-token",
+        "Bearer new-token",
+      ]);
     } finally {
       await conn.close();
     }
@@ -58,6 +73,10 @@ test("a rotated tokenFile is picked up after a 401", () =>
 
 test("listOnce closes the connection even when the request fails", () =>
   withTls(async (pki, server) => {
-    const path = await writeConfig(pki.dir, "config", kubeconfig({ server: server.url, "certificate-authority": "ca.crt" }, { token: "bad" }));
+    const path = await writeConfig(
+      pki.dir,
+      "config",
+      kubeconfig({ server: server.url, "certificate-authority": "ca.crt" }, { token: "bad" }),
+    );
     await assert.rejects(listOnce(await loadKubeConfig({ path, env: {} })), /401/);
   }, { accept: ["Bearer good"] }));

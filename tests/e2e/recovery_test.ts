@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { writeFile } from "node:fs/promises";
+import { loadKubeConfig } from "../../kubeconfig.ts";
+import { KubeStatusError } from "../../mod.ts";
+import { e2eTest, startCluster } from "./_cluster.ts";
+import {
+  assertStoreEqualsServer,
+  churnConfigMaps,
+  createNamespace,
+  startReflector,
+} from "./_reflect.ts";
+
+const target = {
+  apiVersion: "v1",
+  resource: "configmaps",
+  kind: "ConfigMap",
+  namespace: "e2e-recovery",
+};
+
+e2eTest(
+  "the API server restarted mid-watch: the reflector reconnects and store = server",
+  async () => {
+    const cluster = await startCluster();
+    try {
+      const admin = cluster.admin.client;
+      await createNamespace(admin, target.namespace);
+      await churnConfigMaps(admin, target.namespace, { ops: 40, seed: 11 });
+      const conn = await loadKubeConfig({ path: cluster.kubeconfigs.token, env: {} });
+      const r = startReflector(conn.client, target);
+      try {
+        await r.reflector.synced;
+        await churnConfigMaps(admin, target.namespace, { ops: 30, seed: 12, prefix: "before" });
+        await assertStoreEqualsServer(r, admin, target);
+        await cluster.restartApiserver({ downMs: 1500 });
+        await churnConfigMaps(admin, target.namespace, { ops: 60, seed: 13, prefix: "after" });
+        await assertStoreEqualsServer(r, admin, target);
+        assert.ok(r.errors.length > 0, "the outage was reported to onError");
+      } finally {
+        await r.stop();
+        await conn.close();
+      }
+    } finally {
+      await cluster.stop();
+    }
+  },
+);
+
+e2eTest(
+  "etcd compacted with the watch cache off: the next watch gets a real 410, the reflector relists",
+  async () => {
+    const cluster = await startCluster({ noWatchCache: true, proxy: true });
+    try {
+      const admin = cluster.admin.client;
+      await createNamespace(admin, target.namespace);
+      await churnConfigMaps(admin, target.namespace, { ops: 40, seed: 21 });
+      const conn = await loadKubeConfig({ path: cluster.kubeconfigs.proxy!, env: {} });
+      const r = startReflector(conn.client, target);
+      try {
+        await r.reflector.synced;
+        await assertStoreEqualsServer(r, admin, target);
+        // Cut the reflector off (its proxy goes away), change and delete objects behind its back, compact.
+        await cluster.stopProxy();
+        await churnConfigMaps(admin, target.namespace, { ops: 80, seed: 22, prefix: "hidden" });
+        const list = await admin.requestJson<{ items: Array<{ metadata: { name: string } }> }>(
+          `/api/v1/namespaces/${target.namespace}/configmaps`,
+        );
+        for (const o of list.items.slice(0, 5)) {
+          await admin.requestJson(
+            `/api/v1/namespaces/${target.namespace}/configmaps/${o.metadata.name}`,
+            { method: "DELETE" },
+          );
+        }
+        await cluster.compactEtcd();
+        await cluster.startProxy();
+        await assertStoreEqualsServer(r, admin, target);
+        const expired = r.errors.filter((e) =>
+          e.error instanceof KubeStatusError && e.error.code === 410
+        );
+        assert.ok(
+          expired.length > 0,
+          `a 410 was seen: ${r.errors.map((e) => `${e.phase}: ${e.error}`).join("; ")}`,
+        );
+      } finally {
+        await r.stop();
+        await conn.close();
+      }
+    } finally {
+      await cluster.stop();
+    }
+  },
+);
+
+e2eTest(
+  "a token rotated in its file and the old one revoked: the reflector carries on",
+  async () => {
+    const cluster = await startCluster();
+    try {
+      const admin = cluster.admin.client;
+      await createNamespace(admin, target.namespace);
+      await churnConfigMaps(admin, target.namespace, { ops: 30, seed: 31 });
+      const conn = await loadKubeConfig({ path: cluster.kubeconfigs.token, env: {} });
+      const r = startReflector(conn.client, target);
+      try {
+        await r.reflector.synced;
+        await writeFile(cluster.clientTokenFile, "tok-rotated\n");
+        await cluster.setServerToken("tok-rotated"); // tok-initial is no longer accepted
+        await cluster.restartApiserver();
+        await churnConfigMaps(admin, target.namespace, { ops: 40, seed: 32, prefix: "rotated" });
+        await assertStoreEqualsServer(r, admin, target);
+        const unauthorized = r.errors.filter((e) =>
+          e.error instanceof KubeStatusError && e.error.code === 401
+        );
+        assert.deepEqual(unauthorized, [], "the 401 was absorbed by one token refresh");
+        const text = r.errors.map((e) => `${e.error} ${(e.error as Error)?.stack}`).join("\n");
+        assert.ok(!text.includes("tok-initial") && !text.includes("tok-rotated"));
+      } finally {
+        await r.stop();
+        await conn.close();
+      }
+    } finally {
+      await cluster.stop();
+    }
+  },
+);
