@@ -11,9 +11,11 @@
  * While it runs it serves Prometheus metrics on http://127.0.0.1:9464/metrics
  * (`--metrics-port`, 0 = a free port) and prints a few lines of a scrape at the end.
  *
- * With `--server URL` it talks to a real API server over plain HTTP (for
- * example `kubectl proxy` on http://127.0.0.1:8001), reflects ConfigMaps
- * for `--seconds`, then compares the store with a fresh consistent list.
+ * With a cluster configured — `--server URL` (plain HTTP, for example
+ * `kubectl proxy` on http://127.0.0.1:8001), `--kubeconfig PATH`,
+ * `--context NAME`, or the `KUBECONFIG` variable — it reflects that
+ * cluster's ConfigMaps (read-only) for `--seconds`, then compares the store
+ * with a fresh consistent list.
  *
  *   deno run --allow-net --allow-env --allow-read examples/main_job.ts [--objects 300] [--seconds 8] [--server URL]
  *   node npm/esm/examples/main_job.js   (after `npm run build:npm`)
@@ -29,6 +31,7 @@ import {
 } from "../mod.ts";
 import { FakeApiServer } from "../testkit.ts";
 import { prometheusMetrics } from "../metrics.ts";
+import { loadKubeConfig } from "../kubeconfig.ts";
 import * as promClient from "prom-client";
 import { createServer } from "node:http";
 
@@ -48,9 +51,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const objects = Number(arg("objects", "300"));
 const seconds = Number(arg("seconds", "8"));
-const external = arg("server", "");
 const namespaces = ["alpha", "beta", "gamma"];
 
+// A cluster is "configured" when --server (plain HTTP, e.g. kubectl proxy),
+// --kubeconfig / --context, or the KUBECONFIG variable says so; otherwise
+// the embedded test API server is used.
+const env = g.Deno ? g.Deno.env.toObject() : g.process.env;
+const kubeconfigPath = arg("kubeconfig", "");
+const context = arg("context", "");
+const useKubeconfig = Boolean(kubeconfigPath || context || env.KUBECONFIG);
+const connection = useKubeconfig
+  ? await loadKubeConfig({ path: kubeconfigPath || undefined, context: context || undefined })
+    .catch((err: Error) => {
+      console.error(`cannot use the configured cluster: ${err.message}`);
+      return exit(2);
+    })
+  : undefined;
+const external = arg("server", "") || connection?.server || "";
 const server = external
   ? undefined
   : await FakeApiServer.start({ historySize: 200, maxWatchMs: 2_000 });
@@ -66,7 +83,7 @@ const makeCm = (ns: string): KubeObject => ({
 });
 if (server) { for (let i = 0; i < objects; i++) server.create(makeCm(namespaces[i % 3])); }
 
-const client = new KubeClient({ server: url });
+const client = connection?.client ?? new KubeClient({ server: url });
 const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
 const errorCounts = new Map<string, number>();
 const metrics = prometheusMetrics({ client: promClient });
@@ -210,6 +227,7 @@ await done;
 reflectorMetrics.dispose();
 await new Promise((resolve) => metricsServer.close(resolve));
 await server?.close();
+await connection?.close();
 if (ok) {
   console.log(
     `converged: store = server (${indexer.list().length} objects, each at the server's resourceVersion)`,
