@@ -14,6 +14,8 @@ const steps = [
   ["deno check (all, with JSDoc examples)", deno, ["check", "--doc", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "src/", "tests/", "examples/", "benchmarks/"]],
   ["deno test", deno, ["test", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "--allow-sys", "tests/"]],
   ["npm build + node test", process.execPath, [join(root, "scripts/build_npm.mjs")]],
+  // Bun (devDependency @oven/bun-linux-x64, binary inside the package) against the npm build; no binary = failure.
+  ["bun smoke (npm build on Bun)", join(root, "node_modules/@oven/bun-linux-x64/bin/bun"), ["tests/bun/bun_smoke.mjs"]],
 ];
 // The real-API-server suite (tests/e2e) needs kube-apiserver 1.20.2, built
 // once from Debian's source package and cached outside the repository.
