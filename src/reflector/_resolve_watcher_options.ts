@@ -56,6 +56,7 @@ export function resolveWatcherOptions(
     : new Backoff({ clock, random, ...options.backoff });
   const resolved: ResolvedWatcherOptions = {
     signal: options.signal,
+    initialResourceVersion: options.initialResourceVersion ?? "",
     expectedKind: options.expectedKind,
     pageSize,
     minWatchTimeoutMs: duration("minWatchTimeoutMs", options.minWatchTimeoutMs, 300_000, 1000),

@@ -164,7 +164,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
       ? this.#resyncLoop(controller.signal)
       : Promise.resolve();
     try {
-      for await (const ev of watcher(this.#lw, { ...this.#options, signal })) {
+      const from = {
+        ...this.#options,
+        signal,
+        initialResourceVersion: this.#lastSyncResourceVersion,
+      };
+      for await (const ev of watcher(this.#lw, from)) {
         this.#apply(ev);
       }
     } catch (err) {

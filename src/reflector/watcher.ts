@@ -80,7 +80,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   const waitAfter = (err: unknown): number =>
     Math.max(backoff.next(), err instanceof KubeStatusError ? err.retryAfterMs ?? 0 : 0);
 
-  let rv = "";
+  let rv = o.initialResourceVersion;
   let synced = false;
   let rvUnavailable = false;
   let streaming = o.useStreamingList;
@@ -154,7 +154,12 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     let last = clock.now();
     const started = last;
     let handle: unknown;
+    let paused = false; // time the consumer spends on an event is not idle time
     const checkIdle = () => {
+      if (paused) {
+        handle = clock.setTimeout(checkIdle, idleMs);
+        return;
+      }
       const idle = clock.now() - last;
       if (idle >= idleMs) controller.abort(new WatchIdleTimeoutError(idleMs));
       else handle = clock.setTimeout(checkIdle, idleMs - idle);
@@ -175,8 +180,8 @@ export async function* watcher<T extends KubeObject = KubeObject>(
       });
       for await (const ev of stream) {
         last = clock.now();
-        events++;
         if (ev.type === "ERROR") throw statusError(ev.object);
+        events++;
         const evRv = ev.object.metadata.resourceVersion ?? rv;
         observer.event?.(ev.type, evRv);
         if (ev.type === "BOOKMARK") {
@@ -193,10 +198,14 @@ export async function* watcher<T extends KubeObject = KubeObject>(
               items: items.length,
               resourceVersion: rv,
             });
+            paused = true;
             yield { type: "LIST", items, resourceVersion: rv };
+            paused = false;
           } else if (!collected) {
             ctx.setRv(rv);
+            paused = true;
             yield { type: "BOOKMARK", resourceVersion: rv };
+            paused = false;
           }
         } else if (!kindMatches(ev.object, o.expectedKind)) {
           ctx.report(unexpectedKind(ev.object, o.expectedKind!), "event");
@@ -206,7 +215,9 @@ export async function* watcher<T extends KubeObject = KubeObject>(
         } else {
           rv = evRv;
           ctx.setRv(rv);
+          paused = true;
           yield { type: ev.type, object: ev.object, resourceVersion: rv };
+          paused = false;
         }
         last = clock.now();
       }
@@ -249,29 +260,45 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   }
 }
 
+/**
+ * Lists every page, each request under its own `listTimeoutMs` deadline (a
+ * large paginated list may take longer in total; one stuck request may not).
+ *
+ * A list at a specific version (a relist from the last synced version) is
+ * unpaginated, as client-go's reflector does: with `limit` set, the API
+ * server reads exactly that version from etcd (which may still hold it right
+ * after a restart whose watch cache no longer does, so the next watch would
+ * 410 again, forever); without `limit` the watch cache serves it as "not
+ * older than", and etcd is spared a thundering herd.
+ */
 async function listWithDeadline<T extends KubeObject>(
   lw: ListerWatcher<T>,
   resourceVersion: string,
   o: ResolvedWatcherOptions,
 ): Promise<ListResult<T>> {
-  const { controller, dispose } = childAbortController(o.signal);
-  const handle = o.clock.setTimeout(
-    () => controller.abort(new ListTimeoutError(o.listTimeoutMs)),
-    o.listTimeoutMs,
-  );
-  try {
-    return await listAllPages(lw, {
-      resourceVersion,
-      pageSize: o.pageSize,
-      signal: controller.signal,
-    });
-  } catch (err) {
-    if (controller.signal.aborted && !o.signal?.aborted) throw controller.signal.reason;
-    throw err;
-  } finally {
-    o.clock.clearTimeout(handle);
-    dispose();
-  }
+  const timed: ListerWatcher<T> = {
+    watch: (opts) => lw.watch(opts),
+    list: async (opts) => {
+      const { controller, dispose } = childAbortController(o.signal);
+      const timeout = new ListTimeoutError(o.listTimeoutMs);
+      const handle = o.clock.setTimeout(() => controller.abort(timeout), o.listTimeoutMs);
+      try {
+        return await lw.list({ ...opts, signal: controller.signal });
+      } catch (err) {
+        if (controller.signal.reason === timeout) throw timeout;
+        throw err;
+      } finally {
+        o.clock.clearTimeout(handle);
+        dispose();
+      }
+    },
+  };
+  const exactVersion = resourceVersion !== "" && resourceVersion !== "0";
+  return await listAllPages(timed, {
+    resourceVersion,
+    pageSize: exactVersion ? 0 : o.pageSize,
+    signal: o.signal,
+  });
 }
 
 function statusError(status: Status): KubeStatusError {

@@ -93,9 +93,22 @@ export interface WatcherObserver {
 export interface WatcherOptions {
   /** Ends the watcher: the generator throws `signal.reason`. Default: none (runs until `return()`). */
   signal?: AbortSignal;
+  /**
+   * A resourceVersion the consumer already reflects (for example from an
+   * earlier run): the first list asks for nothing older than it, instead of
+   * `"0"` (any version, possibly from a lagging cache), so that a store never
+   * goes back in time. Default: `""` (nothing known yet).
+   */
+  initialResourceVersion?: string;
   /** Only objects of this `kind` are accepted; others are reported and skipped. Default: any kind. */
   expectedKind?: string;
-  /** Items per list page; 0 lists in one request. Default: `500`. */
+  /**
+   * Items per list page for lists at `"0"` or `""`; 0 lists in one request.
+   * A relist from a specific version is always unpaginated (client-go does
+   * the same): with `limit`, the API server would read exactly that version
+   * from etcd, and right after a restart that version is one its watch cache
+   * no longer has, so every watch would 410 again. Default: `500`.
+   */
   pageSize?: number;
   /** Watch `timeoutSeconds` is drawn uniformly in [min, 2·min]. Default: `300_000` ms (5 minutes). */
   minWatchTimeoutMs?: number;
@@ -115,7 +128,7 @@ export interface WatcherOptions {
   idleGraceMs?: number;
   /** A watch ending in less than this, with no event, is a short-watch error. Default: `1_000` ms. */
   shortWatchMs?: number;
-  /** Deadline of one complete list. Default: `120_000` ms (the API server cuts at 60 s). */
+  /** Deadline of one list request (one page, or the whole of an unpaginated list). Default: `120_000` ms (the API server cuts requests at 60 s). */
   listTimeoutMs?: number;
   /** Backoff between failed attempts (client-go's values by default), or a shared `Backoff`. */
   backoff?: BackoffOptions | Backoff;

@@ -43,6 +43,7 @@ export function objectKey(resource: Resource, namespace: string | undefined, nam
 export class ObjectStore {
   #rv: number;
   #compactedRv: number;
+  #watchCacheStartRv = 0;
   #historySize: number;
   #history: StoredEvent[] = [];
   #byResource = new Map<string, Map<string, KubeObject>>();
@@ -100,6 +101,23 @@ export class ObjectStore {
     if (rv < this.#compactedRv) return undefined;
     const start = this.#history.findIndex((e) => e.rv > rv);
     return start < 0 ? [] : this.#history.slice(start);
+  }
+
+  /**
+   * Events after `rv` for a watch: like {@linkcode eventsSince}, but the
+   * watch cache also forgets everything before its last restart.
+   */
+  watchEventsSince(rv: number): StoredEvent[] | undefined {
+    return rv < this.#watchCacheStartRv ? undefined : this.eventsSince(rv);
+  }
+
+  /**
+   * Like an API server restart: the watch cache starts empty at the current
+   * version (older watches get 410) while etcd keeps its history (exact
+   * lists at older versions still work).
+   */
+  restartWatchCache(): void {
+    this.#watchCacheStartRv = this.#rv;
   }
 
   /** Drops the whole history (like an etcd compaction at the current revision). */

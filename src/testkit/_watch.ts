@@ -75,7 +75,7 @@ export function serveWatch(ctx: ServerContext, reply: Reply, req: WatchRequest):
     initial = objects.map((o) => eventLine("ADDED", view.show(o)));
     if (streaming) initial.push(bookmarkLine(view, store.resourceVersion, true));
   } else {
-    const events = store.eventsSince(rv);
+    const events = store.watchEventsSince(rv);
     if (!events && behaviour.expiredWatch === "status") {
       return reply.status(watchTooOldStatus(rv, store.compactedResourceVersion));
     }

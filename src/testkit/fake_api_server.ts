@@ -198,6 +198,26 @@ export class FakeApiServer {
     this.#s.store.compact();
   }
 
+  /**
+   * Simulates an API server restart's watch cache: watches from any older
+   * version now get 410 (an ERROR event, or HTTP 410 with
+   * `expiredWatch: "status"`), while exact lists at older versions still
+   * succeed from "etcd" until `compact()`. Open watches are not ended; call
+   * `endWatches()` for that.
+   *
+   * @example
+   * ```ts
+   * import { FakeApiServer } from "../../testkit.ts";
+   * const server = await FakeApiServer.start();
+   * server.restartWatchCache();
+   * server.endWatches();
+   * await server.close();
+   * ```
+   */
+  restartWatchCache(): void {
+    this.#s.store.restartWatchCache();
+  }
+
   /** Expires every outstanding continue token (the next page answers 410). */
   expireContinueTokens(): void {
     this.#s.snapshots.expireAll();

@@ -324,3 +324,57 @@ test("a throwing observer never breaks the reflector", async () => {
     await eventually(() => storeEqualsServer(store, server), "store = server");
   });
 });
+
+test("after an API server restart the reflector relists once from the watch cache and converges (scenario 19)", async () => {
+  await withReflector(
+    { seed: 30, reflector: { pageSize: 10 } },
+    async ({ server, store, reflector, errors }) => {
+      await reflector.synced;
+      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      const synced = reflector.lastSyncResourceVersion;
+      // the restart: down, changes meanwhile, back up with a fresh watch cache
+      // that forgets older versions, while etcd still holds version `synced`
+      await server.goDown();
+      for (let i = 0; i < 5; i++) server.create(configMap(`while-down-${i}`));
+      server.restartWatchCache();
+      await server.comeUp();
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+      const lists = requestsOf(server, "list");
+      assert.ok(lists.length <= 3, `${lists.length} lists: no list/watch loop`);
+      const relist = lists[1];
+      assert.equal(
+        relist.query.get("resourceVersion"),
+        synced,
+        "relist from the last synced version",
+      );
+      assert.equal(
+        relist.query.get("limit"),
+        null,
+        "unpaginated, so the watch cache serves it (not an exact etcd read)",
+      );
+      assert.ok(errors.some((e) => e.error instanceof KubeStatusError && e.error.code === 410));
+    },
+  );
+});
+
+test("a second run() resumes from the last synced version instead of resourceVersion=0", async () => {
+  await withReflector({ start: false }, async ({ server, reflector }) => {
+    const first = new AbortController();
+    let done = reflector.run({ signal: first.signal });
+    await reflector.synced;
+    server.create(configMap("seen"));
+    await eventually(
+      () => reflector.lastSyncResourceVersion === server.resourceVersion,
+      "caught up",
+    );
+    first.abort();
+    await done;
+    const rv = reflector.lastSyncResourceVersion;
+    const second = new AbortController();
+    done = reflector.run({ signal: second.signal });
+    await eventually(() => requestsOf(server, "list").length === 2, "the second run's list");
+    assert.equal(requestsOf(server, "list")[1].query.get("resourceVersion"), rv);
+    second.abort();
+    await done;
+  });
+});

@@ -9,10 +9,16 @@ import {
 } from "../_harness.ts";
 import {
   KubeNetworkError,
+  ListTimeoutError,
   ShortWatchError,
   WatchDecodeError,
   WatchIdleTimeoutError,
 } from "../../src/api/errors.ts";
+import type { KubeList, KubeObject } from "../../src/api/types.ts";
+import { Indexer } from "../../src/cache/indexer.ts";
+import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
+import { Reflector } from "../../src/reflector/reflector.ts";
+import type { ListerWatcher } from "../../src/transport/lister_watcher.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { isTooLargeResourceVersion } from "../../src/api/predicates.ts";
 import { watcher, type WatcherEvent } from "../../src/reflector/watcher.ts";
@@ -358,5 +364,96 @@ test("a streaming list whose end bookmark never comes stays unsynced and retries
     assert.equal(reflector.hasSynced(), false);
     await reflector.synced;
     assert.ok(requestsOf(server, "watch").length >= 2);
+  });
+});
+
+test("listTimeoutMs bounds each list request: a stalled page times out and the list is retried", async () => {
+  await withReflector({
+    server: { paginateResourceVersionZero: true },
+    seed: 12,
+    reflector: { pageSize: 5, listTimeoutMs: 300 },
+    beforeStart: (s) => void s.inject({ verb: "list", fault: { kind: "stall" } }),
+  }, async ({ server, store, reflector, errors }) => {
+    await eventually(() => reflector.hasSynced(), "synced despite the stalled page");
+    assert.ok(
+      errors.some((e) => e.error instanceof ListTimeoutError),
+      "the stalled request timed out",
+    );
+    assert.equal(store.list().length, 12);
+    assert.ok(requestsOf(server, "list").length >= 4, "retried, page by page");
+  });
+});
+
+test("listTimeoutMs does not bound a whole paginated list whose pages are each fast", async () => {
+  let requests = 0;
+  const lw: ListerWatcher = {
+    list(o): Promise<KubeList> {
+      requests++;
+      const page = o.continue ? Number(o.continue) : 0;
+      return new Promise((res) =>
+        setTimeout(() =>
+          res({
+            metadata: { resourceVersion: "7", continue: page < 7 ? String(page + 1) : undefined },
+            items: [{ metadata: { name: `o${page}`, namespace: "d", resourceVersion: "7" } }],
+          }), 25)
+      );
+    },
+    // deno-lint-ignore require-yield
+    async *watch(o) {
+      await new Promise((_, reject) =>
+        o.signal?.addEventListener("abort", () => reject(o.signal!.reason), { once: true })
+      );
+    },
+  };
+  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+  const errors: unknown[] = [];
+  const reflector = new Reflector(lw, store, {
+    listTimeoutMs: 100,
+    onError: (e) => errors.push(e),
+  });
+  const ac = new AbortController();
+  const done = reflector.run({ signal: ac.signal });
+  await reflector.waitForSync({ signal: AbortSignal.timeout(5_000) });
+  ac.abort();
+  await done;
+  assert.equal(
+    store.list().length,
+    8,
+    "8 pages of 25 ms each, 200 ms in all, with a 100 ms per-request deadline",
+  );
+  assert.equal(requests, 8);
+  assert.deepEqual(errors, []);
+});
+
+test("time a consumer spends on an event does not count towards the idle deadline", async () => {
+  await withReflector({ start: false, seed: 3 }, async ({ server, client }) => {
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+    const ac = new AbortController();
+    const errors: unknown[] = [];
+    let changes = 0;
+    const run = (async () => {
+      for await (
+        const ev of watcher(lw, {
+          signal: ac.signal,
+          idleTimeoutMs: 100,
+          onError: (e) => errors.push(e),
+        })
+      ) {
+        if (ev.type === "LIST") server.create(configMap("slow"));
+        if (ev.type === "ADDED") {
+          changes++;
+          await new Promise((r) => setTimeout(r, 300)); // a slow consumer, 3× the idle deadline
+          server.create(configMap(`next-${changes}`));
+          if (changes === 3) ac.abort();
+        }
+      }
+    })();
+    await assert.rejects(run, (e: unknown) => e === ac.signal.reason);
+    assert.equal(changes, 3);
+    assert.ok(
+      !errors.some((e) => e instanceof WatchIdleTimeoutError),
+      "no idle timeout while the consumer worked",
+    );
+    assert.equal(requestsOf(server, "watch").length, 1, "one watch throughout");
   });
 });
