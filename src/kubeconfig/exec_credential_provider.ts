@@ -114,19 +114,45 @@ export function execCredentialProvider(
       }
       const chunks: Uint8Array[] = [];
       child.stdout!.on("data", (c: Uint8Array) => chunks.push(c));
-      const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-      child.on("error", (err: { code?: string }) => {
+      // Settle exactly once. A plugin's own children may hold stdout open
+      // after it exits, so `close` alone could wait forever: after `exit`,
+      // give stdout a short grace to drain, and a timeout always settles.
+      let settled = false;
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      const settle = (then: () => void) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
+        clearTimeout(grace);
+        then();
+      };
+      const finish = (code: number | null, sig: string | null) =>
+        settle(() => {
+          if (code === 0) resolve(new TextDecoder().decode(concat(chunks)));
+          else fail(sig ? `was killed (${sig})` : `exited with code ${code}`);
+        });
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        child.stdout?.destroy();
+        settle(() => fail(`did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      child.on("error", (err: { code?: string }) => {
         const hint = exec.installHint ? `; ${exec.installHint}` : "";
-        fail(
-          err?.code === "ENOENT" ? `not found${hint}` : `could not start (${err?.code ?? "error"})`,
+        settle(() =>
+          fail(
+            err?.code === "ENOENT"
+              ? `not found${hint}`
+              : `could not start (${err?.code ?? "error"})`,
+          )
         );
       });
-      child.on("close", (code: number | null, sig: string | null) => {
-        clearTimeout(timer);
-        if (code === 0) resolve(new TextDecoder().decode(concat(chunks)));
-        else fail(sig ? `was killed (${sig})` : `exited with code ${code}`);
+      child.on("exit", (code: number | null, sig: string | null) => {
+        grace = setTimeout(() => {
+          child.stdout?.destroy();
+          finish(code, sig);
+        }, 200);
       });
+      child.on("close", (code: number | null, sig: string | null) => finish(code, sig));
     });
     return parseCredential(out, apiVersion, name ?? "", where);
   };

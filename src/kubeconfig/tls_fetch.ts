@@ -1,6 +1,6 @@
 import type { TlsSettings } from "./_resolve.ts";
 import { runtimeName } from "./_runtime.ts";
-import { TlsUnsupportedError } from "./kube_config_error.ts";
+import { KubeConfigError, TlsUnsupportedError } from "./kube_config_error.ts";
 
 export type { TlsSettings } from "./_resolve.ts";
 
@@ -67,10 +67,18 @@ export async function createTlsFetch(
     };
   }
   if (runtime === "deno" && !tls.insecure && !tls.serverName && g.Deno?.createHttpClient) {
-    const client = g.Deno.createHttpClient({
-      ...(tls.ca ? { caCerts: [tls.ca] } : {}),
-      ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
-    });
+    let client: { close(): void };
+    try {
+      client = g.Deno.createHttpClient({
+        ...(tls.ca ? { caCerts: [tls.ca] } : {}),
+        ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+      });
+    } catch {
+      // Deno's message may describe the key material; name the fields instead.
+      throw new KubeConfigError("a certificate or key that does not parse", {
+        field: needs.join(", "),
+      });
+    }
     let closed = false;
     return {
       fetch: (input, init) => fetch(input, { ...init, client } as unknown as RequestInit),

@@ -2,6 +2,8 @@ import { KubeNetworkError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { statusErrorFromResponse } from "./_http_error.ts";
 
+const TOKEN = /^[\x21-\x7e]+$/;
+
 /**
  * Supplies the bearer token for each request. Called with `refresh: true`
  * once after a 401, so a provider backed by a file or an exec plugin can
@@ -128,7 +130,12 @@ export class KubeClient {
     if (typeof fetchImpl !== "function") throw new TypeError("KubeClient: no fetch available");
     this.server = url;
     this.#token = typeof token === "string" ? () => token : token;
-    this.#headers = new Headers(headers);
+    try {
+      this.#headers = new Headers(headers);
+    } catch {
+      // the runtime's message quotes the value, which may be a credential
+      throw new TypeError("KubeClient: `headers` holds an invalid header name or value");
+    }
     if (!this.#headers.has("user-agent")) this.#headers.set("user-agent", userAgent);
     this.#fetch = fetchImpl;
   }
@@ -183,7 +190,16 @@ export class KubeClient {
     const headers = new Headers(this.#headers);
     headers.set("accept", accept);
     const token = await this.#token?.({ refresh, signal });
-    if (token) headers.set("authorization", `Bearer ${token}`);
+    if (token) {
+      // Checked here so that the runtime's own header check, which quotes
+      // the value, never sees a malformed token.
+      if (!TOKEN.test(token)) {
+        throw new TypeError(
+          "KubeClient: the bearer token holds characters not allowed in an HTTP header (whitespace, control characters or non-ASCII); check the token file or provider",
+        );
+      }
+      headers.set("authorization", `Bearer ${token}`);
+    }
     let payload: string | undefined;
     if (body !== undefined) {
       payload = JSON.stringify(body);

@@ -147,3 +147,21 @@ test("an aborted caller stops waiting at once while the shared plugin run comple
     assert.equal(await patient, "slow-token");
     assert.equal((await runs(pki.dir)).length, 1);
   }));
+
+test("an exec plugin that hangs (even with a child holding its stdout) fails at timeoutMs", async () => {
+  const provider = execCredentialProvider(
+    {
+      apiVersion: "client.authentication.k8s.io/v1",
+      command: "sh",
+      args: ["-c", "sleep 2; echo"],
+      interactiveMode: "Never",
+    },
+    { timeoutMs: 300, field: "users[me].user.exec", stderr: "ignore" },
+  );
+  const t0 = Date.now();
+  const err = await Promise.resolve(provider({ refresh: false })).catch((e) => e);
+  assert.ok(err instanceof KubeConfigError, String(err));
+  assert.match(err.message, /did not answer within 300 ms/);
+  assert.ok(Date.now() - t0 < 1_500, `settled after ${Date.now() - t0} ms`);
+  await new Promise((r) => setTimeout(r, 2_200)); // let the orphaned `sleep` end before the sanitizers look
+});

@@ -149,3 +149,21 @@ test("KubeClient validates its options", () => {
   assert.throws(() => new KubeClient({ server: "ftp://x" }), TypeError);
   assert.throws(() => new KubeClient({ server: "https://user:pw@host" }), TypeError);
 });
+
+test("KubeClient refuses a malformed token without quoting it", async () => {
+  await withServer(async (server) => {
+    for (const bad of ["tok-SECRET-1\n# rotated", "tok-SECRET-2\u0000x", "tok SECRET-3"]) {
+      const client = new KubeClient({ server: server.url, token: () => bad });
+      const err = await client.request("/api/v1/configmaps").catch((e) => e);
+      assert.ok(err instanceof TypeError);
+      assert.ok(!err.message.includes("SECRET"), err.message);
+      assert.ok(!inspect(err, { depth: 10 }).includes("SECRET"));
+    }
+    assert.throws(
+      () =>
+        new KubeClient({ server: server.url, headers: { authorization: "Basic SEC\u0000RET" } }),
+      (e: unknown) => e instanceof TypeError && !e.message.includes("SEC"),
+    );
+    assert.equal(server.requests.length, 0, "nothing was sent");
+  });
+});
