@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
-import type { Store } from "./store.ts";
+import { type Store, throwRejected } from "./store.ts";
 import {
   addToIndices,
   checkValues,
@@ -168,9 +168,17 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
     const nextItems = new Map<string, Entry<T>>();
     const nextIndices: Indices = new Map();
     for (const name of this.#indexers.keys()) nextIndices.set(name, new Map());
+    const errors: unknown[] = [];
     for (const obj of items) {
-      const key = this.#keyFunc(obj);
-      const values = this.#indexValues(obj, this.#indexers);
+      let key: string;
+      let values: Map<string, string[]>;
+      try {
+        key = this.#keyFunc(obj);
+        values = this.#indexValues(obj, this.#indexers);
+      } catch (err) {
+        errors.push(err);
+        continue;
+      }
       const earlier = nextItems.get(key);
       if (earlier) removeFromIndices(nextIndices, key, earlier.values);
       addToIndices(nextIndices, key, values);
@@ -178,6 +186,7 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
     }
     this.#items = nextItems;
     this.#indices = nextIndices;
+    throwRejected(errors);
   }
 
   /** Does nothing: a plain indexer has no one to re-deliver objects to. */

@@ -46,10 +46,13 @@ export interface Store<T extends KubeObject> {
   getByKey(key: string): T | undefined;
   /**
    * Makes `items` the whole content of the store, in one step: a reader
-   * sees either the old content or the new, never a mix, and if a key
-   * function throws the store is left unchanged. When two items share a
-   * key, the later wins. `resourceVersion` is the list's version; stores
-   * may ignore it (the reflector tracks its own).
+   * sees either the old content or the new, never a mix. An item whose key
+   * (or index) function throws is left out and the rest still replace the
+   * content; then the error is thrown (an `AggregateError` for several), so
+   * one malformed object in a list cannot keep the store on stale content
+   * (the reflector reports it to `onError`). When two items share a key,
+   * the later wins. `resourceVersion` is the list's version; stores may
+   * ignore it (the reflector tracks its own).
    */
   replace(items: T[], resourceVersion: string): void;
   /**
@@ -129,10 +132,26 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
 
   replace(items: T[], _resourceVersion: string): void {
     const next = new Map<string, T>();
-    for (const obj of items) next.set(this.#keyFunc(obj), obj);
+    const errors: unknown[] = [];
+    for (const obj of items) {
+      try {
+        next.set(this.#keyFunc(obj), obj);
+      } catch (err) {
+        errors.push(err);
+      }
+    }
     this.#items = next;
+    throwRejected(errors);
   }
 
   /** Does nothing: a plain store has no one to re-deliver objects to. */
   resync(): void {}
+}
+
+/** Throws what a `replace` rejected: nothing, the one error, or an `AggregateError`. */
+export function throwRejected(errors: unknown[]): void {
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    throw new AggregateError(errors, `${errors.length} listed objects were left out of the store`);
+  }
 }

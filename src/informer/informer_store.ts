@@ -161,10 +161,18 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
     }
     const before = new Map<string, T>();
     for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
-    this.#indexer.replace([...next.values()], resourceVersion);
+    try {
+      this.#indexer.replace([...next.values()], resourceVersion);
+    } catch (err) {
+      // an index function rejected some objects: the rest are in the cache
+      if (err instanceof AggregateError) errors.push(...err.errors);
+      else errors.push(err);
+    }
     const initial = !this.#listed;
     this.#listed = true;
-    for (const [key, object] of next) {
+    // Announce what the cache now holds, whatever was left out of it.
+    for (const key of this.#indexer.listKeys()) {
+      const object = this.#indexer.getByKey(key)!;
       const old = before.get(key);
       if (!old) this.#onChange({ type: "add", key, object, isInInitialList: initial });
       else if (changed(old, object)) {

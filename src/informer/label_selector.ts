@@ -226,6 +226,9 @@ function parseTokens(tokens: string[], source: string): Requirement[] {
     if (i < tokens.length && tokens[i++] !== ",") {
       throw invalid(source, `expected "," before "${tokens[i - 1]}"`);
     }
+    if (i === tokens.length && tokens[i - 1] === ",") {
+      throw invalid(source, `expected a requirement after the last ","`);
+    }
   }
   return reqs;
 }

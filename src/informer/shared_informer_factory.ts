@@ -136,7 +136,13 @@ export class SharedInformerFactory {
     ]);
     let informer = this.#informers.get(key) as Informer<T> | undefined;
     if (!informer) {
-      const name = options.name ?? (namespace ? `${plural}.${namespace}` : plural);
+      // Informers of the same resource that differ by selectors get distinct
+      // default names (so their metrics series stay apart): a short stable hash.
+      const base = namespace ? `${plural}.${namespace}` : plural;
+      const variant = labelSelector || fieldSelector || resource.metadataOnly
+        ? `#${fnv1a(`${labelSelector}|${fieldSelector}|${!!resource.metadataOnly}`)}`
+        : "";
+      const name = options.name ?? base + variant;
       const lw = this.#makeLw(resource) as ListerWatcher<T>;
       informer = new Informer<T>(lw, { ...this.#defaults, ...options, name } as InformerOptions<T>);
       this.#informers.set(key, informer as unknown as Informer<KubeObject>);
@@ -180,4 +186,14 @@ export class SharedInformerFactory {
       }),
     );
   }
+}
+
+/** FNV-1a 32-bit hash as 8 hex digits: short, stable names for selector variants. */
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
 }

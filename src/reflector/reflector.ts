@@ -97,6 +97,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   #hasSynced = false;
   #lastSyncResourceVersion = "";
   #running = false;
+  readonly #waiters = new Set<{ settle: (err?: Error) => void }>();
 
   constructor(lw: ListerWatcher<T>, store: Store<T>, options: ReflectorOptions = {}) {
     if (!lw || typeof lw.list !== "function" || typeof lw.watch !== "function") {
@@ -131,20 +132,36 @@ export class Reflector<T extends KubeObject = KubeObject> {
     return this.#hasSynced;
   }
 
-  /** Waits for the first sync; rejects with `signal.reason` if the signal aborts first. */
+  /**
+   * Waits for the first sync. Rejects with `signal.reason` if the signal
+   * aborts first, and with an `Error` if a `run()` ends before the first
+   * sync. A waiter that gives up leaves nothing behind.
+   */
   waitForSync(options: { signal?: AbortSignal } = {}): Promise<void> {
     const { signal } = options;
     if (this.#hasSynced) return Promise.resolve();
-    if (!signal) return this.synced;
-    if (signal.aborted) return Promise.reject(signal.reason);
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.synced.then(() => {
-        signal.removeEventListener("abort", onAbort);
-        resolve();
-      });
+      const onAbort = () => {
+        this.#waiters.delete(waiter);
+        reject(signal!.reason);
+      };
+      const waiter = {
+        settle: (err?: Error) => {
+          signal?.removeEventListener("abort", onAbort);
+          if (err) reject(err);
+          else resolve();
+        },
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.add(waiter);
     });
+  }
+
+  #settleWaiters(err?: Error): void {
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const w of waiters) w.settle(err);
   }
 
   /**
@@ -179,6 +196,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
       dispose();
       await resync;
       this.#running = false;
+      if (!this.#hasSynced) {
+        this.#settleWaiters(new Error(`Reflector ${this.name}: stopped before its first sync`));
+      }
     }
   }
 
@@ -206,6 +226,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (ev.type === "LIST" && !this.#hasSynced) {
       this.#hasSynced = true;
       this.#markSynced();
+      this.#settleWaiters();
     }
   }
 

@@ -104,7 +104,7 @@ test("indexer rebuilds indices on replace", () => {
   assert.deepEqual(store.listIndexFuncValues("app"), []);
 });
 
-test("indexer replace is atomic: a throwing index function changes nothing", () => {
+test("indexer replace leaves out an item whose key or index function throws, applies the rest, then throws", () => {
   const store = newIndexer({
     strict: (obj) => {
       if (obj.metadata.name === "boom") throw new Error("index function failed");
@@ -113,11 +113,21 @@ test("indexer replace is atomic: a throwing index function changes nothing", () 
   });
   store.add(pod("keep", "default", "web"));
   assert.throws(() => store.replace([pod("x", "ns", "db"), pod("boom", "ns")], "5"), /failed/);
-  assert.throws(() => store.replace([pod("x", "ns", "db"), { metadata: {} }], "5"), KeyError);
-  assert.deepEqual(store.listKeys(), ["default/keep"]);
-  assert.deepEqual(store.listIndexFuncValues("app"), ["web"]);
-  assert.deepEqual(store.listIndexFuncValues("strict"), ["keep"]);
-  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, "ns"), []);
+  assert.deepEqual(
+    store.listKeys(),
+    ["ns/x"],
+    "the list replaced the content, without the bad item",
+  );
+  assert.deepEqual(store.listIndexFuncValues("strict"), ["x"]);
+  assert.throws(
+    () => store.replace([pod("y", "ns", "db"), { metadata: {} }, pod("boom", "ns")], "6"),
+    (err: unknown) =>
+      err instanceof AggregateError && err.errors.length === 2 && err.errors[0] instanceof KeyError,
+  );
+  assert.deepEqual(store.listKeys(), ["ns/y"]);
+  assert.deepEqual(store.listIndexFuncValues("app"), ["db"]);
+  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, "ns"), ["ns/y"]);
+  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, "default"), []);
 });
 
 test("indexer replace is atomic: readers during a replace see only the old content", () => {

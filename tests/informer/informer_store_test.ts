@@ -118,3 +118,31 @@ test("informer store: reads and indices work as an Indexer", () => {
   assert.equal(store.list().length, 2);
   assert.throws(() => new InformerStore({ onChange: 1 as never }), TypeError);
 });
+
+test("informer store: an index function throwing on one listed object leaves out only that object", () => {
+  const changes: string[] = [];
+  const store = new InformerStore<KubeObject>({
+    indexers: {
+      node: (x) => {
+        const node = (x as { spec?: { node?: string } }).spec?.node;
+        if (node === undefined) throw new Error("no spec.node");
+        return [node.toLowerCase()];
+      },
+    },
+    onChange: (c) => changes.push(c.type === "synced" ? "synced" : `${c.type} ${c.key}`),
+  });
+  const good = {
+    metadata: { name: "good", namespace: "ns", resourceVersion: "1" },
+    spec: { node: "N1" },
+  };
+  const bad = { metadata: { name: "bad", namespace: "ns", resourceVersion: "1" } };
+  assert.throws(() => store.replace([good, bad], "1"), /no spec.node/);
+  assert.ok(store.hasSynced(), "the list was applied");
+  assert.deepEqual(store.listKeys(), ["ns/good"]);
+  assert.deepEqual(store.byIndex("node", "n1").map((x) => x.metadata.name), ["good"]);
+  assert.deepEqual(changes, ["add ns/good", "synced"], "handlers hear only what the cache holds");
+  // a later list without the good object tombstones it, even with the bad one still there
+  assert.throws(() => store.replace([bad], "2"), /no spec.node/);
+  assert.deepEqual(store.listKeys(), []);
+  assert.deepEqual(changes.slice(2), ["delete ns/good"]);
+});

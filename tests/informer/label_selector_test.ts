@@ -36,7 +36,19 @@ test("label selector: the empty selector matches everything; toString round-trip
 
 test("label selector: invalid syntax throws a TypeError naming the selector", () => {
   for (
-    const bad of ["=a", "a in b", "a in (b", "a b", "a>b", "a,,b", "a=b=c", "a=(b)", "!", "a=b;c"]
+    const bad of [
+      "=a",
+      "a in b",
+      "a in (b",
+      "a b",
+      "a>b",
+      "a,,b",
+      "a=b=c",
+      "a=(b)",
+      "!",
+      "a=b;c",
+      "a=b,",
+    ]
   ) {
     assert.throws(
       () => LabelSelector.parse(bad),

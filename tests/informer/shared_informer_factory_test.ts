@@ -35,15 +35,22 @@ test("factory shares one informer per resource, namespace and selectors", () => 
   });
   assert.notEqual(inNs, pods);
   assert.notEqual(selected, pods);
-  assert.equal(made.length, 3, "one ListerWatcher per distinct key");
+  assert.equal(made.length, 3, "one ListerWatcher per distinct key so far");
   assert.equal(pods.name, "pods");
   assert.equal(inNs.name, "pods.kube-system");
+  assert.match(selected.name, /^pods#[0-9a-f]{8}$/, "a selector variant gets its own stable name");
+  const other = factory.informerFor({
+    apiVersion: "v1",
+    resource: "pods",
+    labelSelector: "app=db",
+  });
+  assert.notEqual(other.name, selected.name);
   assert.equal(
     factory.informerFor({ apiVersion: "apps/v1", resource: "deployments" }, { name: "deploys" })
       .name,
     "deploys",
   );
-  assert.equal(factory.informers.length, 4);
+  assert.equal(factory.informers.length, 5);
 });
 
 test("factory start runs every informer, also those asked for later, until the signal aborts", async () => {

@@ -378,3 +378,23 @@ test("a second run() resumes from the last synced version instead of resourceVer
     await done;
   });
 });
+
+test("waitForSync rejects when run() ends before the first sync, and an abandoned waiter leaves nothing behind", async () => {
+  await withReflector({
+    start: false,
+    beforeStart: (s) =>
+      void s.inject({ verb: "list", times: Infinity, fault: { kind: "status", code: 403 } }),
+  }, async ({ server, reflector }) => {
+    const ac = new AbortController();
+    const done = reflector.run({ signal: ac.signal });
+    const waiting = reflector.waitForSync();
+    const giveUp = new AbortController();
+    const abandoned = reflector.waitForSync({ signal: giveUp.signal });
+    giveUp.abort(new Error("gave up"));
+    await assert.rejects(abandoned, /gave up/);
+    await eventually(() => requestsOf(server, "list").length >= 1, "a failed list");
+    ac.abort();
+    await done;
+    await assert.rejects(waiting, /stopped before its first sync/);
+  });
+});

@@ -31,7 +31,10 @@ async function within(promise, ms, what) {
   try {
     return await Promise.race([
       promise,
-      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))),
+      new Promise((
+        _,
+        reject,
+      ) => (timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))),
     ]);
   } finally {
     clearTimeout(timer);
@@ -39,26 +42,36 @@ async function within(promise, ms, what) {
 }
 
 async function run({ server, control }) {
-  const lw = resourceListerWatcher(new KubeClient({ server }), { apiVersion: "v1", resource: "configmaps" });
+  const lw = resourceListerWatcher(new KubeClient({ server }), {
+    apiVersion: "v1",
+    resource: "configmaps",
+  });
   const store = new Indexer(metaNamespaceKeyFunc, { [NAMESPACE_INDEX]: namespaceIndexFunc });
   const errors = [];
   const abort = new AbortController();
   const reflector = new Reflector(lw, store, {
     name: "workerd-smoke",
     expectedKind: "ConfigMap",
-    pageSize: 20,
     backoff: { initialMs: 20, capMs: 200, jitter: 0.5 },
     shortWatchMs: 50,
     onError: (error, phase) => errors.push({ error, phase }),
   });
   const phases = [];
-  const errorSummary = () =>
-    errors.map(({ error, phase }) => ({
-      phase,
-      name: error?.name,
-      status: error instanceof KubeStatusError ? error.code : undefined,
-      message: String(error?.message ?? error),
-    }));
+  // Errors seen, deduplicated (a failing list retries many times), with counts.
+  const errorSummary = () => {
+    const byText = new Map();
+    for (const { error, phase } of errors) {
+      const e = {
+        phase,
+        name: error?.name,
+        status: error instanceof KubeStatusError ? error.code : undefined,
+        message: String(error?.message ?? error),
+      };
+      const text = JSON.stringify(e);
+      byText.set(text, { ...e, count: (byText.get(text)?.count ?? 0) + 1 });
+    }
+    return [...byText.values()];
+  };
   const done = reflector.run({ signal: abort.signal });
   let runOutcome = "pending";
   done.then(() => (runOutcome = "resolved"), (e) => (runOutcome = `rejected: ${e?.stack ?? e}`));
@@ -95,7 +108,13 @@ async function run({ server, control }) {
     abort.abort();
     await within(done, 2_000, "run() to resolve after abort");
   } catch (err) {
-    return { ok: false, error: String(err?.stack ?? err), phases, store: snapshot(store), errors: errorSummary() };
+    return {
+      ok: false,
+      error: String(err?.stack ?? err),
+      phases,
+      store: snapshot(store),
+      errors: errorSummary(),
+    };
   } finally {
     abort.abort();
   }
