@@ -16,6 +16,8 @@ const steps = [
   ["npm build + node test", process.execPath, [join(root, "scripts/build_npm.mjs")]],
   // Bun (devDependency @oven/bun-linux-x64, binary inside the package) against the npm build; no binary = failure.
   ["bun smoke (npm build on Bun)", join(root, "node_modules/@oven/bun-linux-x64/bin/bun"), ["tests/bun/bun_smoke.mjs"]],
+  // workerd (devDependency @cloudflare/workerd-linux-64, binary inside the package) runs the npm build's core unbundled; Node drives it.
+  ["workerd smoke (npm build on workerd)", process.execPath, ["tests/workerd/workerd_smoke.mjs"]],
 ];
 // The real-API-server suite (tests/e2e) needs kube-apiserver 1.20.2, built
 // once from Debian's source package and cached outside the repository.

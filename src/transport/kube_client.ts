@@ -206,7 +206,10 @@ export class KubeClient {
       headers.set("content-type", "application/json");
     }
     try {
-      return await this.#fetch(url, { method, headers, body: payload, signal });
+      // Called unbound: workerd's fetch throws "Illegal invocation" when
+      // called as a method of another object (this client).
+      const doFetch = this.#fetch;
+      return await doFetch(url, { method, headers, body: payload, signal });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw new KubeNetworkError(described, err);

@@ -167,3 +167,27 @@ test("KubeClient refuses a malformed token without quoting it", async () => {
     assert.equal(server.requests.length, 0, "nothing was sent");
   });
 });
+
+test("KubeClient calls fetch unbound, as workerd's fetch requires", async () => {
+  await withServer(async (server) => {
+    let calls = 0;
+    // Like workerd: "Illegal invocation" when called as a method of another object.
+    function strictFetch(
+      this: unknown,
+      input: RequestInfo | URL,
+      init?: RequestInit,
+    ): Promise<Response> {
+      if (this !== undefined && this !== globalThis) {
+        return Promise.reject(
+          new TypeError("Illegal invocation: function called with incorrect `this` reference"),
+        );
+      }
+      calls++;
+      return globalThis.fetch(input, init);
+    }
+    const client = new KubeClient({ server: server.url, fetch: strictFetch as typeof fetch });
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+    assert.equal((await lw.list({})).kind, "ConfigMapList");
+    assert.equal(calls, 1);
+  });
+});
