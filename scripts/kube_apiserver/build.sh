@@ -15,7 +15,7 @@
 set -euo pipefail
 
 VERSION=1.20.2
-CACHE="${KUBE_REFLECTOR_CACHE:-$HOME/.cache/kube-reflector}"
+CACHE="${KUBE_REFLECTOR_CACHE:-${HOME:-/root}/.cache/kube-reflector}"
 BIN="$CACHE/kube-apiserver-$VERSION"
 KUBECTL="$CACHE/kubectl-$VERSION"
 SRC="$CACHE/src"
