@@ -38,6 +38,7 @@ export * from "./src/transport/kube_client.ts";
 export * from "./src/transport/lister_watcher.ts";
 export * from "./src/transport/resource_lister_watcher.ts";
 export * from "./src/transport/watch_stream.ts";
+export * from "./src/transport/list_stream.ts";
 export * from "./src/reflector/clock.ts";
 export * from "./src/reflector/backoff.ts";
 export * from "./src/reflector/list_pager.ts";

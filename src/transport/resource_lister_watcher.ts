@@ -1,5 +1,8 @@
+import { KubeNetworkError } from "../api/errors.ts";
+import { KubeStatusError } from "../api/kube_status_error.ts";
 import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
 import type { KubeClient } from "./kube_client.ts";
+import { decodeListStream, ListDecodeError } from "./list_stream.ts";
 import type { ListerWatcher, ListOptions, WatchOptions } from "./lister_watcher.ts";
 import { resourcePath } from "./resource_path.ts";
 import { watchStream } from "./watch_stream.ts";
@@ -40,7 +43,10 @@ export interface ResourceListerWatcherOptions {
    * full objects. Objects then have kind `PartialObjectMetadata`. Default: `false`.
    */
   metadataOnly?: boolean;
-  /** The longest watch event accepted, see `watchStream`. Default: 32 Mi code units. */
+  /**
+   * The longest watch event, or list item, accepted (see `watchStream` and
+   * `decodeListStream`). Default: 32 Mi code units.
+   */
   maxEventLength?: number;
 }
 
@@ -50,7 +56,9 @@ const META_ONE = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 /**
  * The {@linkcode ListerWatcher} of one resource through a
  * {@linkcode KubeClient}: `GET` lists with `limit`/`continue`/
- * `resourceVersion`, and `GET ?watch=1` decoded by `watchStream`.
+ * `resourceVersion`, decoded item by item by `decodeListStream` (a large
+ * unpaginated list never exists as one string next to its objects), and
+ * `GET ?watch=1` decoded by `watchStream`.
  *
  * @example
  * ```ts
@@ -84,7 +92,7 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
   };
 
   return {
-    list(opts: ListOptions): Promise<KubeList<T>> {
+    async list(opts: ListOptions): Promise<KubeList<T>> {
       const q = baseQuery();
       if (opts.resourceVersion !== undefined && !opts.continue) {
         q.set("resourceVersion", opts.resourceVersion);
@@ -94,11 +102,31 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
       }
       if (opts.limit) q.set("limit", String(opts.limit));
       if (opts.continue) q.set("continue", opts.continue);
-      return client.requestJson<KubeList<T>>(path, {
+      const res = await client.request(path, {
         query: q,
         accept: metadataOnly ? META_LIST : "application/json",
         signal: opts.signal,
       });
+      const request = `GET ${path}`;
+      const invalid = (what: string) =>
+        new KubeStatusError({ code: res.status, request, bodyDescription: what });
+      if (!res.body) throw invalid("response body is not valid JSON (empty body)");
+      try {
+        return await decodeListStream<T>(res.body, {
+          signal: opts.signal,
+          maxItemLength: maxEventLength,
+        });
+      } catch (err) {
+        if (err instanceof ListDecodeError) {
+          throw invalid(
+            err.problem === "shape"
+              ? `response body is not a Kubernetes list (at character ${err.offset})`
+              : `response body is not valid JSON (${err.problem} at character ${err.offset}, after ${err.items} items)`,
+          );
+        }
+        if (err instanceof KubeNetworkError) throw new KubeNetworkError(request, err.cause);
+        throw err;
+      }
     },
     async *watch(opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
       const q = baseQuery();

@@ -1,0 +1,467 @@
+import { KubeNetworkError } from "../api/errors.ts";
+import type { KubeList, KubeObject } from "../api/types.ts";
+
+/**
+ * Options of {@linkcode decodeListStream}.
+ *
+ * @example
+ * ```ts
+ * import { decodeListStream, type DecodeListStreamOptions } from "./list_stream.ts";
+ * const body = new Response('{"metadata":{"resourceVersion":"3"},"items":[]}').body!;
+ * const options: DecodeListStreamOptions = { maxItemLength: 2 * 1024 * 1024 }; // 2 Mi code units
+ * const list = await decodeListStream(body, options);
+ * console.log(list.metadata.resourceVersion); // 3
+ * ```
+ */
+export interface DecodeListStreamOptions {
+  /** Cancels the body and rejects with `signal.reason`. Default: none. */
+  signal?: AbortSignal;
+  /**
+   * The longest item of `items` (or other top-level member, such as
+   * `metadata`) accepted, in UTF-16 code units. A longer one is taken for
+   * garbage (etcd refuses objects above 1.5 MiB). Default: `33_554_432` (32 Mi).
+   */
+  maxItemLength?: number;
+}
+
+/**
+ * What was wrong with a list body (the `problem` of a
+ * {@linkcode ListDecodeError}): not JSON (`syntax`), cut short
+ * (`truncated`), JSON but not a list object (`shape`), or an item longer
+ * than `maxItemLength` (`too-long`).
+ *
+ * @example
+ * ```ts
+ * import { ListDecodeError, type ListDecodeProblem } from "./list_stream.ts";
+ * const problem: ListDecodeProblem = "truncated";
+ * console.log(new ListDecodeError(problem, 120, 3).problem); // truncated
+ * ```
+ */
+export type ListDecodeProblem = "syntax" | "truncated" | "shape" | "too-long";
+
+/**
+ * A list body that {@linkcode decodeListStream} could not decode. The body
+ * content is never quoted (it could be a Secret); `offset` (in UTF-16 code
+ * units from the start of the body) and `items` (how many items had been
+ * decoded) locate the problem.
+ *
+ * @example
+ * ```ts
+ * import { ListDecodeError } from "./list_stream.ts";
+ * const err = new ListDecodeError("syntax", 1024, 7);
+ * console.log(err.message); // malformed list body: not valid JSON (at character 1024, after 7 items)
+ * ```
+ */
+export class ListDecodeError extends Error {
+  readonly problem: ListDecodeProblem;
+  /** Where the problem was detected, in UTF-16 code units from the start of the body. */
+  readonly offset: number;
+  /** How many items had been decoded before it. */
+  readonly items: number;
+  constructor(problem: ListDecodeProblem, offset: number, items: number) {
+    const what = {
+      syntax: "not valid JSON",
+      truncated: "ends before the list is complete",
+      shape: "not a list object (a JSON object whose items, if any, are an array)",
+      "too-long": "an item exceeds the maximum item size",
+    }[problem];
+    super(`malformed list body: ${what} (at character ${offset}, after ${items} items)`);
+    this.name = "ListDecodeError";
+    this.problem = problem;
+    this.offset = offset;
+    this.items = items;
+  }
+}
+
+// Where the scanner is in the top-level object.
+const START = 0; // before `{`
+const FIRST_KEY = 1; // after `{`: a key or `}`
+const KEY = 2; // after `,`: a key
+const KEY_STRING = 3; // inside a key
+const COLON = 4; // after a key
+const ITEMS_VALUE = 5; // after `"items":`: `[` or another value
+const VALUE = 6; // inside a member value other than the items array
+const ITEMS = 7; // inside the items array
+const AFTER_VALUE = 8; // after the items array: `,` or `}`
+const END = 9; // after `}`: only whitespace
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+/** JSON whitespace: space, tab, LF, CR. */
+function skipWhitespace(text: string, i: number): number {
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) break;
+    i++;
+  }
+  return i;
+}
+
+function isWhitespace(text: string): boolean {
+  return skipWhitespace(text, 0) === text.length;
+}
+
+/**
+ * Finds the top-level members and the boundaries of each element of
+ * `items` in JSON text fed chunk by chunk, parsing each complete run of
+ * items with `JSON.parse` as soon as a chunk is scanned. Keeps only the
+ * text of the unfinished item (or member) between chunks.
+ */
+class ListScanner {
+  readonly result: Record<string, unknown> = {};
+  #items: unknown[] = [];
+  #mode = START;
+  #max: number;
+  /** Text of the unfinished capture from earlier chunks. */
+  #parts: string[] = [];
+  #partsLength = 0;
+  /** Body offset of the current chunk's first character. */
+  #offset = 0;
+  #key = "";
+  /** Nesting depth inside the current value (0: the member or item level). */
+  #depth = 0;
+  #inString = false;
+  /** The previous chunk ended on a backslash inside a string. */
+  #escaped = false;
+  /** A comma was seen at the item level of the current items array. */
+  #sawComma = false;
+  /** Start of the current item (negative when it began in an earlier chunk). */
+  #itemStart = 0;
+
+  constructor(maxItemLength: number) {
+    this.#max = maxItemLength;
+  }
+
+  #fail(problem: ListDecodeProblem, at: number): never {
+    throw new ListDecodeError(problem, this.#offset + at, this.#items.length);
+  }
+
+  /** The capture's text: the parts kept from earlier chunks and `text[from, to)`. */
+  #take(text: string, from: number, to: number): string {
+    if (this.#parts.length === 0) return text.slice(from, to);
+    this.#parts.push(text.slice(from, to));
+    const whole = this.#parts.join("");
+    this.#parts = [];
+    this.#partsLength = 0;
+    return whole;
+  }
+
+  /** Keeps `text[from..]` for a capture continuing in the next chunk. */
+  #keep(text: string, from: number): void {
+    if (from >= text.length) return;
+    this.#parts.push(from === 0 ? text : text.slice(from));
+    this.#partsLength += text.length - from;
+    if (this.#partsLength > this.#max) this.#fail("too-long", text.length);
+  }
+
+  #parse(text: string, at: number): unknown {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // JSON.parse's own message quotes the text: never pass it on.
+      return this.#fail("syntax", at);
+    }
+  }
+
+  #set(key: string, value: unknown): void {
+    if (key === "__proto__") {
+      Object.defineProperty(this.result, key, {
+        value,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    } else this.result[key] = value;
+  }
+
+  /**
+   * Skips string content from `i` (just after an opening quote or inside a
+   * string carried over from the previous chunk). Returns the index after
+   * the closing quote, or -1 if the string goes on in the next chunk.
+   */
+  #skipString(text: string, i: number): number {
+    const n = text.length;
+    if (this.#escaped) {
+      if (i >= n) return -1;
+      this.#escaped = false;
+      i++;
+    }
+    while (true) {
+      const q = text.indexOf('"', i);
+      if (q === -1) {
+        // An odd run of backslashes at the end escapes the next chunk's first character.
+        let b = n - 1;
+        while (b >= i && text.charCodeAt(b) === BACKSLASH) b--;
+        this.#escaped = ((n - 1 - b) & 1) === 1;
+        this.#inString = true;
+        return -1;
+      }
+      let b = q - 1;
+      while (b >= i && text.charCodeAt(b) === BACKSLASH) b--;
+      if (((q - 1 - b) & 1) === 0) {
+        this.#inString = false;
+        return q + 1;
+      }
+      i = q + 1;
+    }
+  }
+
+  /**
+   * Scans a value from `i` for its end at depth 0: `,` or `}` for a member
+   * value; `]` for the items array, whose item-level commas are recorded in
+   * `commas` (the last one is what matters). Returns the end's index, or -1
+   * at the end of the chunk.
+   */
+  #scan(text: string, i: number, items: boolean, commas: { last: number }): number {
+    const n = text.length;
+    if (this.#inString) {
+      i = this.#skipString(text, i);
+      if (i === -1) return -1;
+    }
+    let depth = this.#depth;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) {
+        i = this.#skipString(text, i + 1);
+        if (i === -1) break;
+        continue;
+      }
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        if (depth === 0) {
+          if (c === (items ? CLOSE_BRACKET : CLOSE_BRACE)) {
+            this.#depth = 0;
+            return i;
+          }
+          this.#fail("syntax", i);
+        }
+        depth--;
+      } else if (c === COMMA && depth === 0) {
+        if (!items) {
+          this.#depth = 0;
+          return i;
+        }
+        if (i - this.#itemStart > this.#max) this.#fail("too-long", i);
+        this.#itemStart = i + 1;
+        commas.last = i;
+      }
+      i++;
+    }
+    this.#depth = depth;
+    return -1;
+  }
+
+  /** Parses `[` + text + `]` and appends its elements; `comma`: text ended at an item-level comma. */
+  #pushItems(text: string, at: number, comma: boolean): void {
+    if (!comma && isWhitespace(text)) {
+      if (this.#sawComma) this.#fail("syntax", at); // `[1, ]`
+      return; // `[ ]`
+    }
+    const parsed = this.#parse(`[${text}]`, at) as unknown[];
+    if (parsed.length === 0) this.#fail("syntax", at); // `[ , 1]`
+    if (this.#items.length === 0) {
+      this.#items = parsed;
+      this.#set("items", parsed);
+    } else {
+      const items = this.#items;
+      for (let k = 0; k < parsed.length; k++) items.push(parsed[k]);
+    }
+    if (comma) this.#sawComma = true;
+  }
+
+  /** Consumes one chunk of text. */
+  feed(text: string): void {
+    const n = text.length;
+    let i = 0;
+    while (i < n) {
+      switch (this.#mode) {
+        case START:
+        case FIRST_KEY:
+        case KEY:
+        case COLON:
+        case ITEMS_VALUE:
+        case AFTER_VALUE:
+        case END: {
+          i = skipWhitespace(text, i);
+          if (i === n) break;
+          i = this.#token(text, i);
+          break;
+        }
+        case KEY_STRING: {
+          const end = this.#skipString(text, i);
+          if (end === -1) {
+            this.#keep(text, i);
+            i = n;
+            break;
+          }
+          const key = this.#parse(this.#take(text, i, end), end);
+          this.#key = key as string;
+          this.#mode = COLON;
+          i = end;
+          break;
+        }
+        case VALUE: {
+          const end = this.#scan(text, i, false, { last: -1 });
+          if (end === -1) {
+            this.#keep(text, i);
+            i = n;
+            break;
+          }
+          if (this.#partsLength + end - i > this.#max) this.#fail("too-long", end);
+          const value = this.#parse(this.#take(text, i, end), end);
+          if (this.#key === "items") {
+            if (value !== null) this.#fail("shape", end);
+            this.#items = [];
+            this.#set("items", this.#items);
+          } else this.#set(this.#key, value);
+          this.#mode = text.charCodeAt(end) === COMMA ? KEY : END;
+          i = end + 1;
+          break;
+        }
+        case ITEMS: {
+          const commas = { last: -1 };
+          const end = this.#scan(text, i, true, commas);
+          let from = i;
+          if (commas.last !== -1) {
+            this.#pushItems(this.#take(text, from, commas.last), commas.last, true);
+            from = commas.last + 1;
+          }
+          if (end === -1) {
+            if (n - this.#itemStart > this.#max) this.#fail("too-long", n);
+            this.#keep(text, from);
+            i = n;
+            break;
+          }
+          if (end - this.#itemStart > this.#max) this.#fail("too-long", end);
+          this.#pushItems(this.#take(text, from, end), end, false);
+          this.#mode = AFTER_VALUE;
+          i = end + 1;
+          break;
+        }
+      }
+    }
+    this.#itemStart -= n; // relative to the next chunk
+    this.#offset += n;
+  }
+
+  /** Handles the structural character at `text[i]` outside any value; returns the next index. */
+  #token(text: string, i: number): number {
+    const c = text.charCodeAt(i);
+    switch (this.#mode) {
+      case START:
+        if (c !== OPEN_BRACE) this.#fail(c === OPEN_BRACKET ? "shape" : "syntax", i);
+        this.#mode = FIRST_KEY;
+        return i + 1;
+      case FIRST_KEY:
+      case KEY:
+        if (c === QUOTE) {
+          this.#mode = KEY_STRING;
+          this.#inString = true;
+          this.#parts.push('"'); // the key is parsed with its quotes
+          this.#partsLength = 1;
+          return i + 1;
+        }
+        if (c === CLOSE_BRACE && this.#mode === FIRST_KEY) {
+          this.#mode = END;
+          return i + 1;
+        }
+        return this.#fail("syntax", i);
+      case COLON:
+        if (c !== 58) this.#fail("syntax", i);
+        this.#mode = this.#key === "items" ? ITEMS_VALUE : VALUE;
+        this.#depth = 0;
+        return i + 1;
+      case ITEMS_VALUE:
+        if (c === OPEN_BRACKET) {
+          this.#mode = ITEMS;
+          this.#items = [];
+          this.#set("items", this.#items);
+          this.#sawComma = false;
+          this.#itemStart = i + 1;
+          return i + 1;
+        }
+        this.#mode = VALUE; // `null`, or something refused once parsed
+        return i;
+      case AFTER_VALUE:
+        if (c === COMMA) this.#mode = KEY;
+        else if (c === CLOSE_BRACE) this.#mode = END;
+        else this.#fail("syntax", i);
+        return i + 1;
+      default: // END
+        return this.#fail("syntax", i);
+    }
+  }
+
+  /** The decoded list, once the body has ended. */
+  end(): Record<string, unknown> {
+    if (this.#mode !== END) this.#fail("truncated", 0);
+    if (!("items" in this.result)) this.result.items = [];
+    return this.result;
+  }
+}
+
+/**
+ * Decodes a Kubernetes list response body (`{"kind":…,"metadata":…,"items":[…]}`)
+ * incrementally, whatever the chunk boundaries: each item is parsed as
+ * soon as the chunk that completes it arrives, so a large unpaginated list
+ * never exists as one string next to its parsed objects. Work is linear in
+ * the body size. `"items": null` or a missing `items` decode as `[]`; the
+ * other top-level members are kept as `JSON.parse` would give them.
+ * Anything that is not a JSON list object, or a body that ends early,
+ * throws a {@linkcode ListDecodeError}; a connection that fails mid-body
+ * throws a {@linkcode KubeNetworkError}; an abort rejects with
+ * `signal.reason`. The function owns the body: it reads it to its end or
+ * cancels it.
+ *
+ * @example
+ * ```ts
+ * import { decodeListStream } from "./list_stream.ts";
+ * const body = new Response(
+ *   '{"kind":"ConfigMapList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}}]}',
+ * ).body!;
+ * const list = await decodeListStream(body);
+ * console.log(list.kind, list.items[0].metadata?.name); // ConfigMapList a
+ * ```
+ */
+export async function decodeListStream<T extends KubeObject = KubeObject>(
+  body: ReadableStream<Uint8Array>,
+  options: DecodeListStreamOptions = {},
+): Promise<KubeList<T>> {
+  const { signal, maxItemLength = 33_554_432 } = options;
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const scanner = new ListScanner(maxItemLength);
+  let finished = false;
+  try {
+    signal?.throwIfAborted();
+    while (true) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        signal?.throwIfAborted();
+        throw new KubeNetworkError("list body", err);
+      }
+      signal?.throwIfAborted();
+      if (chunk.done) {
+        finished = true;
+        scanner.feed(decoder.decode());
+        return scanner.end() as unknown as KubeList<T>;
+      }
+      scanner.feed(decoder.decode(chunk.value, { stream: true }));
+    }
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) await reader.cancel(signal?.reason).catch(() => {});
+    reader.releaseLock();
+  }
+}
