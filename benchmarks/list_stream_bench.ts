@@ -10,6 +10,7 @@
  * @module
  */
 import { decodeListStream } from "../src/transport/list_stream.ts";
+import { chunks, median, readAllText, streamOf } from "./_bench.ts";
 
 const enc = new TextEncoder();
 
@@ -38,55 +39,12 @@ function makeList(count: number, dataSize: number, pretty: boolean): Uint8Array 
   return enc.encode(pretty ? JSON.stringify(list, null, 2) : JSON.stringify(list));
 }
 
-function chunks(bytes: Uint8Array, size: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
-  return out;
-}
-
-function streamOf(parts: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (i < parts.length) c.enqueue(parts[i++]);
-      else c.close();
-    },
-  });
-}
-
 async function baseline(parts: Uint8Array[]): Promise<number> {
-  const reader = streamOf(parts).getReader();
-  const got: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    got.push(value);
-    total += value.length;
-  }
-  const all = new Uint8Array(total);
-  let off = 0;
-  for (const g of got) {
-    all.set(g, off);
-    off += g.length;
-  }
-  return JSON.parse(new TextDecoder().decode(all)).items.length;
+  return JSON.parse(await readAllText(parts)).items.length;
 }
 
 async function decoder(parts: Uint8Array[]): Promise<number> {
   return (await decodeListStream(streamOf(parts))).items.length;
-}
-
-async function time(fn: () => Promise<number>, rounds: number): Promise<number> {
-  await fn(); // warm-up
-  const samples: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    await fn();
-    samples.push(performance.now() - t0);
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
 }
 
 const cases: Array<[string, Uint8Array, number]> = [
@@ -101,8 +59,8 @@ for (const [label, bytes, size] of cases) {
   const a = await decoder(parts);
   const b = await baseline(parts);
   if (a !== b) throw new Error(`item counts differ: ${a} vs ${b}`);
-  const tb = await time(() => baseline(parts), 7);
-  const td = await time(() => decoder(parts), 7);
+  const tb = await median(() => baseline(parts), 7);
+  const td = await median(() => decoder(parts), 7);
   console.log(
     `${label} | ${bytes.length} | ${tb.toFixed(1)} | ${td.toFixed(1)} | ${(td / tb).toFixed(2)}`,
   );

@@ -9,6 +9,7 @@
  * @module
  */
 import { watchStream } from "../src/transport/watch_stream.ts";
+import { chunks, median, readAllText, streamOf } from "./_bench.ts";
 
 const enc = new TextEncoder();
 
@@ -34,41 +35,9 @@ function makeEvents(count: number, dataSize: number): Uint8Array {
   return enc.encode(lines.join("\n") + "\n");
 }
 
-function chunks(bytes: Uint8Array, size: number): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
-  return out;
-}
-
-function streamOf(parts: Uint8Array[]): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (i < parts.length) c.enqueue(parts[i++]);
-      else c.close();
-    },
-  });
-}
-
 async function baseline(parts: Uint8Array[]): Promise<number> {
-  // Read the same stream (so stream overhead is in both), then decode all at once.
-  const reader = streamOf(parts).getReader();
-  const got: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    got.push(value);
-    total += value.length;
-  }
-  const all = new Uint8Array(total);
-  let off = 0;
-  for (const g of got) {
-    all.set(g, off);
-    off += g.length;
-  }
   let n = 0;
-  for (const line of new TextDecoder().decode(all).split("\n")) {
+  for (const line of (await readAllText(parts)).split("\n")) {
     if (line) {
       JSON.parse(line);
       n++;
@@ -83,18 +52,6 @@ async function decoder(parts: Uint8Array[]): Promise<number> {
   return n;
 }
 
-async function time(fn: () => Promise<number>, rounds: number): Promise<number> {
-  await fn(); // warm-up
-  const samples: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const t0 = performance.now();
-    await fn();
-    samples.push(performance.now() - t0);
-  }
-  samples.sort((a, b) => a - b);
-  return samples[Math.floor(samples.length / 2)];
-}
-
 const cases: Array<[string, Uint8Array, number]> = [
   ["20k small events, 16 KiB chunks", makeEvents(20_000, 200), 16 * 1024],
   ["20 events of 1 MB, 16 KiB chunks", makeEvents(20, 1_000_000), 16 * 1024],
@@ -106,8 +63,8 @@ for (const [label, bytes, size] of cases) {
   const a = await decoder(parts);
   const b = await baseline(parts);
   if (a !== b) throw new Error(`event counts differ: ${a} vs ${b}`);
-  const tb = await time(() => baseline(parts), 7);
-  const td = await time(() => decoder(parts), 7);
+  const tb = await median(() => baseline(parts), 7);
+  const td = await median(() => decoder(parts), 7);
   console.log(
     `${label} | ${bytes.length} | ${tb.toFixed(1)} | ${td.toFixed(1)} | ${(td / tb).toFixed(2)}`,
   );
