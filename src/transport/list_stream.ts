@@ -1,4 +1,4 @@
-import { KubeNetworkError } from "../api/errors.ts";
+import { bodyText } from "./_body_text.ts";
 import type { KubeList, KubeObject } from "../api/types.ts";
 
 /**
@@ -435,33 +435,7 @@ export async function decodeListStream<T extends KubeObject = KubeObject>(
   options: DecodeListStreamOptions = {},
 ): Promise<KubeList<T>> {
   const { signal, maxItemLength = 33_554_432 } = options;
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
-  signal?.addEventListener("abort", onAbort, { once: true });
   const scanner = new ListScanner(maxItemLength);
-  let finished = false;
-  try {
-    signal?.throwIfAborted();
-    while (true) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        signal?.throwIfAborted();
-        throw new KubeNetworkError("list body", err);
-      }
-      signal?.throwIfAborted();
-      if (chunk.done) {
-        finished = true;
-        scanner.feed(decoder.decode());
-        return scanner.end() as unknown as KubeList<T>;
-      }
-      scanner.feed(decoder.decode(chunk.value, { stream: true }));
-    }
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    if (!finished) await reader.cancel(signal?.reason).catch(() => {});
-    reader.releaseLock();
-  }
+  for await (const text of bodyText(body, signal, "list body")) scanner.feed(text);
+  return scanner.end() as unknown as KubeList<T>;
 }

@@ -1,4 +1,5 @@
-import { KubeNetworkError, WatchDecodeError } from "../api/errors.ts";
+import { WatchDecodeError } from "../api/errors.ts";
+import { bodyText } from "./_body_text.ts";
 import type { KubeObject, WatchEvent } from "../api/types.ts";
 
 /**
@@ -71,62 +72,36 @@ export async function* watchStream<T extends KubeObject = KubeObject>(
   options: WatchStreamOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
   const { signal, maxEventLength = 33_554_432 } = options;
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
-  signal?.addEventListener("abort", onAbort, { once: true });
   let pending: string[] = [];
   let pendingLength = 0;
   let line = 0;
-  let finished = false;
-  try {
-    signal?.throwIfAborted();
-    while (true) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (err) {
-        signal?.throwIfAborted();
-        throw new KubeNetworkError("watch body", err);
+  for await (const text of bodyText(body, signal, "watch body")) {
+    let start = 0;
+    let newline: number;
+    while ((newline = text.indexOf("\n", start)) !== -1) {
+      let lineText = text.slice(start, newline);
+      start = newline + 1;
+      line++;
+      if (pending.length > 0) {
+        pending.push(lineText);
+        lineText = pending.join("");
+        pending = [];
+        pendingLength = 0;
       }
-      signal?.throwIfAborted();
-      const { value, done } = chunk;
-      if (done) {
-        finished = true;
-        const rest = pending.join("") + decoder.decode();
-        if (rest.trim() !== "") throw new WatchDecodeError("truncated", line + 1, rest.length);
-        return;
+      if (lineText.length > maxEventLength) {
+        throw new WatchDecodeError("line-too-long", line, lineText.length);
       }
-      const text = decoder.decode(value, { stream: true });
-      let start = 0;
-      let newline: number;
-      while ((newline = text.indexOf("\n", start)) !== -1) {
-        let lineText = text.slice(start, newline);
-        start = newline + 1;
-        line++;
-        if (pending.length > 0) {
-          pending.push(lineText);
-          lineText = pending.join("");
-          pending = [];
-          pendingLength = 0;
-        }
-        if (lineText.length > maxEventLength) {
-          throw new WatchDecodeError("line-too-long", line, lineText.length);
-        }
-        const ev = decodeLine<T>(lineText, line);
-        if (ev) yield ev;
-      }
-      if (start < text.length) {
-        pending.push(start === 0 ? text : text.slice(start));
-        pendingLength += text.length - start;
-        if (pendingLength > maxEventLength) {
-          throw new WatchDecodeError("line-too-long", line + 1, pendingLength);
-        }
+      const ev = decodeLine<T>(lineText, line);
+      if (ev) yield ev;
+    }
+    if (start < text.length) {
+      pending.push(start === 0 ? text : text.slice(start));
+      pendingLength += text.length - start;
+      if (pendingLength > maxEventLength) {
+        throw new WatchDecodeError("line-too-long", line + 1, pendingLength);
       }
     }
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    if (!finished) await reader.cancel(signal?.reason).catch(() => {});
-    reader.releaseLock();
   }
+  const rest = pending.join("");
+  if (rest.trim() !== "") throw new WatchDecodeError("truncated", line + 1, rest.length);
 }
