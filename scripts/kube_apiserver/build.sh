@@ -44,10 +44,14 @@ if ! grep -rqs '^Types: *deb-src' /etc/apt/sources.list.d/ /etc/apt/sources.list
     sed -n 's/^deb /deb-src /p' /etc/apt/sources.list | $SUDO tee /etc/apt/sources.list.d/kube-reflector-src.list >/dev/null
   fi
 fi
-log "apt-get update + install (golang-go etcd-server openssl reflect2 dpkg-dev)"
+log "apt-get update + install (golang-1.19 etcd-server openssl reflect2 dpkg-dev)"
 $SUDO apt-get update -q >/dev/null
 $SUDO apt-get install -y -q --no-install-recommends \
-  golang-go etcd-server openssl golang-github-modern-go-reflect2-dev dpkg-dev ca-certificates >/dev/null
+  golang-1.19-go etcd-server openssl golang-github-modern-go-reflect2-dev dpkg-dev ca-certificates >/dev/null
+# 1.20's vendored code predates newer Go linker rules: always Debian's Go 1.19,
+# by its own path, whatever `go` comes first on PATH (Go 1.26 on these machines).
+GO=/usr/lib/go-1.19/bin/go
+[[ -x "$GO" ]] || { log "Debian's Go 1.19 is missing at $GO"; exit 1; }
 
 mkdir -p "$SRC"
 cd "$SRC"
@@ -80,14 +84,14 @@ cp -r /usr/share/gocode/src/github.com/modern-go/reflect2 "$TREE/vendor/github.c
 # 5. GOPATH mode.
 mkdir -p "$GOPATH_DIR/src/k8s.io"
 ln -sfn "$TREE" "$GOPATH_DIR/src/k8s.io/kubernetes"
-export GOPATH="$GOPATH_DIR" GO111MODULE=off CGO_ENABLED=0 GOFLAGS=""
+export GOPATH="$GOPATH_DIR" GO111MODULE=off CGO_ENABLED=0 GOFLAGS="" GOTOOLCHAIN=local GOROOT=/usr/lib/go-1.19
 cd "$GOPATH_DIR/src/k8s.io/kubernetes"
 
 # 6. The OpenAPI definitions (the Makefile's gen_openapi for the KUBE target).
 OPENAPI_OUT=pkg/generated/openapi/zz_generated.openapi.go
 if [[ ! -s "$OPENAPI_OUT" ]]; then
   log "building openapi-gen"
-  go build -o "$CACHE/openapi-gen" ./vendor/k8s.io/kube-openapi/cmd/openapi-gen
+  "$GO" build -o "$CACHE/openapi-gen" ./vendor/k8s.io/kube-openapi/cmd/openapi-gen
   log "generating $OPENAPI_OUT"
   # Every directory (staging named as vendor/, like the Makefile's kfind) with a
   # file carrying a column-0 `+k8s:` tag and an `+k8s:openapi-gen=` tag.
@@ -108,7 +112,7 @@ fi
 # 7. kube-apiserver.
 log "go build ./cmd/kube-apiserver (takes ~7 minutes on 2 cores)"
 V=k8s.io/kubernetes/vendor/k8s.io/component-base/version
-go build -o "$BIN.tmp" -ldflags "-s -w -X $V.gitVersion=v$VERSION -X $V.gitMajor=1 -X $V.gitMinor=20 \
+"$GO" build -o "$BIN.tmp" -ldflags "-s -w -X $V.gitVersion=v$VERSION -X $V.gitMajor=1 -X $V.gitMinor=20 \
   -X $V.gitTreeState=clean -X $V.buildDate=2021-01-13T00:00:00Z" ./cmd/kube-apiserver
 mv "$BIN.tmp" "$BIN"
 log "built $BIN"
