@@ -4,13 +4,14 @@
  * @module
  */
 import type { WatcherObserver } from "../reflector/watcher_options.ts";
+import { OBSERVER_METHODS } from "../reflector/_resolve_watcher_options.ts";
 
 /** An observer calling the user's observer and the current metrics, ignoring their throws. */
 export function fanOut(
   user: WatcherObserver,
   metrics: () => WatcherObserver | undefined,
 ): WatcherObserver {
-  const keys = ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const;
+  const keys = OBSERVER_METHODS;
   const out: Record<string, (...args: unknown[]) => void> = {};
   for (const key of keys) {
     out[key] = (...args: unknown[]) => {

@@ -1,20 +1,25 @@
 import type { KubeObject } from "../api/types.ts";
-import { Backoff } from "./backoff.ts";
+import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { systemClock } from "./clock.ts";
 import type { ErrorPhase, WatcherObserver, WatcherOptions } from "./watcher_options.ts";
+import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
 
 const resolvedOptions = new WeakSet<object>();
 
 /** Every watcher option resolved to a value. */
 export type ResolvedWatcherOptions =
   & Required<
-    Omit<WatcherOptions, "signal" | "expectedKind" | "idleTimeoutMs" | "backoff" | "observer">
+    Omit<
+      WatcherOptions,
+      "signal" | "expectedKind" | "idleTimeoutMs" | "backoff" | "reconnectBackoff" | "observer"
+    >
   >
   & {
     signal?: AbortSignal;
     expectedKind?: string;
     idleTimeoutMs?: number;
     backoff: Backoff;
+    reconnectBackoff: Backoff;
     observer: WatcherObserver;
   };
 
@@ -47,27 +52,51 @@ export function resolveWatcherOptions(
   ) {
     throw new TypeError("expectedKind must be a non-empty string");
   }
-  const pageSize = options.pageSize ?? 500;
-  if (!Number.isInteger(pageSize) || pageSize < 0) {
+  const D = WATCHER_DEFAULTS;
+  const pageSize = options.pageSize ?? D.pageSize;
+  if (!Number.isSafeInteger(pageSize) || pageSize < 0) {
     throw new RangeError(`pageSize must be an integer >= 0, got ${pageSize}`);
   }
-  const backoff = options.backoff instanceof Backoff
-    ? options.backoff
-    : new Backoff({ clock, random, ...options.backoff });
+  const attempts = options.streamingListAttempts ?? D.streamingListAttempts;
+  if (!Number.isSafeInteger(attempts) || attempts < 1) {
+    throw new RangeError(`streamingListAttempts must be an integer >= 1, got ${attempts}`);
+  }
+  const backoffOf = (
+    value: WatcherOptions["backoff"],
+    defaults: Readonly<Required<Omit<BackoffOptions, "clock" | "random">>>,
+    what: string,
+  ) => {
+    if (value instanceof Backoff) return value;
+    if (value !== undefined && (value === null || typeof value !== "object")) {
+      throw new TypeError(`${what} must be an options object or a Backoff`);
+    }
+    const given = Object.fromEntries(
+      Object.entries(value ?? {}).filter(([, v]) => v !== undefined),
+    ) as BackoffOptions;
+    const merged: BackoffOptions = { ...defaults, clock, random, ...given };
+    // a cap below the default first delay lowers the first delay too
+    if (given.initialMs === undefined && given.capMs !== undefined && given.capMs < defaults.initialMs) {
+      merged.initialMs = given.capMs;
+    }
+    return new Backoff(merged);
+  };
   const resolved: ResolvedWatcherOptions = {
     signal: options.signal,
     initialResourceVersion: options.initialResourceVersion ?? "",
     expectedKind: options.expectedKind,
     pageSize,
-    minWatchTimeoutMs: duration("minWatchTimeoutMs", options.minWatchTimeoutMs, 300_000, 1000),
+    minWatchTimeoutMs: duration("minWatchTimeoutMs", options.minWatchTimeoutMs, D.minWatchTimeoutMs, 1000),
     idleTimeoutMs: options.idleTimeoutMs === undefined
       ? undefined
       : duration("idleTimeoutMs", options.idleTimeoutMs, 0, 1),
-    idleGraceMs: duration("idleGraceMs", options.idleGraceMs, 30_000),
-    shortWatchMs: duration("shortWatchMs", options.shortWatchMs, 1_000),
-    listTimeoutMs: duration("listTimeoutMs", options.listTimeoutMs, 120_000, 1),
-    backoff,
-    useStreamingList: options.useStreamingList ?? false,
+    idleGraceMs: duration("idleGraceMs", options.idleGraceMs, D.idleGraceMs),
+    shortWatchMs: duration("shortWatchMs", options.shortWatchMs, D.shortWatchMs),
+    listTimeoutMs: duration("listTimeoutMs", options.listTimeoutMs, D.listTimeoutMs, 1),
+    maxRetryAfterMs: duration("maxRetryAfterMs", options.maxRetryAfterMs, D.maxRetryAfterMs),
+    backoff: backoffOf(options.backoff, D.backoff, "backoff"),
+    reconnectBackoff: backoffOf(options.reconnectBackoff, D.reconnectBackoff, "reconnectBackoff"),
+    useStreamingList: options.useStreamingList ?? D.useStreamingList,
+    streamingListAttempts: attempts,
     onError: options.onError ??
       ((err: unknown, phase: ErrorPhase) =>
         console.warn(`[${name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`)),
@@ -84,12 +113,23 @@ export function kindMatches(obj: KubeObject, expected: string | undefined): bool
   return expected === undefined || obj.kind === undefined || obj.kind === expected;
 }
 
+/** Every callback of a {@linkcode WatcherObserver}. */
+export const OBSERVER_METHODS = [
+  "listDone",
+  "listFailed",
+  "relist",
+  "watchStart",
+  "watchEnd",
+  "event",
+  "state",
+] as const;
+
 /** Wraps each observer callback so that a throw is ignored, as documented. */
 function guardedObserver(observer: WatcherObserver | undefined): WatcherObserver {
   if (!observer) return {};
   const guarded: Record<string, unknown> = {};
   for (
-    const name of ["listDone", "listFailed", "relist", "watchStart", "watchEnd", "event"] as const
+    const name of OBSERVER_METHODS
   ) {
     const fn = observer[name] as ((...args: unknown[]) => void) | undefined;
     if (typeof fn !== "function") continue;

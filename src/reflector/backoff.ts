@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "./clock.ts";
+import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
 
 /**
  * Options of {@linkcode Backoff}; the defaults are client-go's reflector values.
@@ -60,12 +61,14 @@ export class Backoff {
   #lastFailure = -Infinity;
 
   constructor(options: BackoffOptions = {}) {
+    const D = WATCHER_DEFAULTS.backoff;
     const {
-      initialMs = 800,
-      factor = 2,
-      capMs = 30_000,
-      jitter = 1.0,
-      resetAfterMs = 120_000,
+      capMs = D.capMs,
+      // a cap below the default first delay lowers the first delay too
+      initialMs = typeof capMs === "number" && capMs < D.initialMs ? capMs : D.initialMs,
+      factor = D.factor,
+      jitter = D.jitter,
+      resetAfterMs = D.resetAfterMs,
       clock = systemClock,
       random = Math.random,
     } = options;

@@ -24,21 +24,46 @@ export type TimerHandle = unknown;
 export interface Clock {
   /** Milliseconds on a monotonic-enough scale. */
   now(): number;
+  /** Calls `fn` once after `ms` milliseconds; returns a handle for `clearTimeout`. */
   setTimeout(fn: () => void, ms: number): TimerHandle;
+  /** Cancels a timer; a handle that already fired or was cleared is ignored. */
   clearTimeout(handle: TimerHandle): void;
 }
 
+/** The longest delay `setTimeout` takes as written: longer ones fire after about 1 ms on every runtime. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
- * The real clock: `Date.now`, `setTimeout`, `clearTimeout`.
+ * The real clock: `Date.now`, `setTimeout`, `clearTimeout`. A delay longer
+ * than `setTimeout` can take (2^31−1 ms, about 24.8 days) is split into
+ * several timers, so that a 30-day period waits 30 days; a delay that is not
+ * a finite number is a `RangeError` (never a timer that fires at once).
  *
  * @example
  * ```ts
  * import { systemClock } from "./clock.ts";
- * console.log(systemClock.now() > 0);
+ * const monthly = systemClock.setTimeout(() => console.log("a month later"), 30 * 86_400_000);
+ * systemClock.clearTimeout(monthly);
+ * console.log(systemClock.now() > 0); // true
  * ```
  */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setTimeout: (fn, ms) => {
+    if (typeof ms !== "number" || Number.isNaN(ms) || ms === Infinity) {
+      throw new RangeError(`Clock.setTimeout: delay must be a finite number of ms, got ${ms}`);
+    }
+    const timer: { id?: ReturnType<typeof setTimeout> } = {};
+    const arm = (left: number) => {
+      timer.id = left > MAX_TIMER_MS
+        ? setTimeout(() => arm(left - MAX_TIMER_MS), MAX_TIMER_MS)
+        : setTimeout(fn, Math.max(0, left));
+    };
+    arm(ms);
+    return timer;
+  },
+  clearTimeout: (handle) => {
+    const timer = handle as { id?: ReturnType<typeof setTimeout> } | undefined;
+    if (timer?.id !== undefined) clearTimeout(timer.id);
+  },
 };

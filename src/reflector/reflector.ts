@@ -3,8 +3,13 @@ import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { watcher, type WatcherEvent } from "./watcher.ts";
-import { type ResolvedWatcherOptions, resolveWatcherOptions } from "./_resolve_watcher_options.ts";
-import type { ErrorPhase, WatcherOptions } from "./watcher_options.ts";
+import {
+  OBSERVER_METHODS,
+  type ResolvedWatcherOptions,
+  resolveWatcherOptions,
+} from "./_resolve_watcher_options.ts";
+import type { ErrorPhase, WatcherObserver, WatcherOptions, WatcherState } from "./watcher_options.ts";
+import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
 
 /**
  * Options of {@linkcode Reflector}: the watcher's options (without `signal`) plus these.
@@ -31,10 +36,46 @@ import type { ErrorPhase, WatcherOptions } from "./watcher_options.ts";
 export interface ReflectorOptions extends Omit<WatcherOptions, "signal"> {
   /** Names the reflector in logs and metrics. Default: `"reflector"`. */
   name?: string;
-  /** Every this many ms, call `store.resync()` (no I/O). 0 disables. Default: `0`. */
+  /**
+   * Every this many ms, call `store.resync()` (no I/O). 0 disables. Periods
+   * longer than `setTimeout` takes (about 24.8 days) work as written. Default: `0`.
+   */
   resyncPeriodMs?: number;
   /** Asked before each resync; `false` skips that one. Default: always resync. */
   shouldResync?: () => boolean;
+}
+
+/**
+ * What a reflector is doing, for health checks: whether its store is
+ * current (a watch is open), since when, and what went wrong last.
+ * `hasSynced()` keeps client-go's meaning (the store once held a complete
+ * list); this is what tells a stale store from a current one.
+ *
+ * @example
+ * ```ts
+ * import type { ReflectorStatus } from "../../mod.ts";
+ * function healthy(s: ReflectorStatus, now = Date.now()): boolean {
+ *   // current, or not for less than a minute (a rewatch, a short outage)
+ *   return s.watching || now - s.since < 60_000;
+ * }
+ * console.log(healthy({ state: "waiting", watching: false, since: 0 }, 120_000)); // false
+ * ```
+ */
+export interface ReflectorStatus {
+  /**
+   * `"listing"`, `"connecting"` (a watch requested), `"watching"` (a watch
+   * accepted: the store is current up to its events), `"waiting"` (backing
+   * off after a failure), or `"stopped"` (not running).
+   */
+  state: WatcherState | "stopped";
+  /** `state === "watching"`. */
+  watching: boolean;
+  /** When `watching` last changed, in the clock's milliseconds: watching since, or stale since. */
+  since: number;
+  /** When the last event or bookmark arrived, in the clock's milliseconds. */
+  lastEventAt?: number;
+  /** The last error handed to `onError`, with its phase and time. */
+  lastError?: { error: unknown; phase: ErrorPhase; at: number };
 }
 
 /**
@@ -66,8 +107,13 @@ export interface RunOptions {
  * Keeps a {@linkcode Store} equal to the server's objects: a port of
  * client-go's `Reflector`. It joins a {@linkcode watcher} to a store: each
  * LIST replaces the store atomically, each change is applied in order,
- * bookmarks only advance `lastSyncResourceVersion`. Recoverable errors go to
- * `onError` and never end `run()`; invalid options throw at construction.
+ * bookmarks only advance `lastSyncResourceVersion`. Every error goes to
+ * `onError` and never ends `run()`: only its signal does. A store that
+ * fails to apply an event (its `update` or `delete` throws) is reported
+ * with phase `"store"`, and the reflector relists after the backoff, since
+ * the store may have missed a change; a `replace` that leaves out objects
+ * it rejects (a key or index function throwing) is reported and kept, as
+ * the rest is complete. Invalid options throw at construction.
  *
  * @example
  * ```ts
@@ -97,6 +143,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   #hasSynced = false;
   #lastSyncResourceVersion = "";
   #running = false;
+  #status: ReflectorStatus;
   readonly #waiters = new Set<{ settle: (err?: Error) => void }>();
 
   constructor(lw: ListerWatcher<T>, store: Store<T>, options: ReflectorOptions = {}) {
@@ -106,8 +153,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
     if (!store || typeof store.replace !== "function") {
       throw new TypeError("Reflector: the second argument must be a Store");
     }
-    const { name = "reflector", resyncPeriodMs = 0, shouldResync, ...rest } = options;
-    if (!Number.isFinite(resyncPeriodMs) || resyncPeriodMs < 0) {
+    const {
+      name = "reflector",
+      resyncPeriodMs = WATCHER_DEFAULTS.resyncPeriodMs,
+      shouldResync,
+      ...rest
+    } = options;
+    if (typeof resyncPeriodMs !== "number" || !Number.isFinite(resyncPeriodMs) || resyncPeriodMs < 0) {
       throw new RangeError(`Reflector: resyncPeriodMs must be >= 0, got ${resyncPeriodMs}`);
     }
     if (shouldResync !== undefined && typeof shouldResync !== "function") {
@@ -116,7 +168,19 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.name = name;
     this.#lw = lw;
     this.#store = store;
-    this.#options = resolveWatcherOptions(rest, name);
+    const resolved = resolveWatcherOptions(
+      { ...rest, observer: this.#statusObserver(rest.observer) },
+      name,
+    );
+    const onError = resolved.onError;
+    this.#options = {
+      ...resolved,
+      onError: (error, phase) => {
+        this.#status.lastError = { error, phase, at: resolved.clock.now() };
+        onError(error, phase);
+      },
+    };
+    this.#status = { state: "stopped", watching: false, since: this.#options.clock.now() };
     this.#resyncPeriodMs = resyncPeriodMs;
     this.#shouldResync = shouldResync;
     this.synced = new Promise((resolve) => (this.#markSynced = resolve));
@@ -125,6 +189,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
   /** The resourceVersion the store reflects: of the last list, event or bookmark applied. */
   get lastSyncResourceVersion(): string {
     return this.#lastSyncResourceVersion;
+  }
+
+  /** What the reflector is doing now: watching or not, since when, the last event and error. */
+  get status(): ReflectorStatus {
+    return { ...this.#status };
   }
 
   /** True once the store has held a complete list. */
@@ -181,46 +250,82 @@ export class Reflector<T extends KubeObject = KubeObject> {
       ? this.#resyncLoop(controller.signal)
       : Promise.resolve();
     try {
-      const from = {
-        ...this.#options,
-        signal,
-        initialResourceVersion: this.#lastSyncResourceVersion,
-      };
-      for await (const ev of watcher(this.#lw, from)) {
-        this.#apply(ev);
-      }
-    } catch (err) {
-      if (!signal.aborted) throw err;
+      await this.#watchLoop(signal);
     } finally {
       controller.abort();
       dispose();
       await resync;
       this.#running = false;
+      this.#setState("stopped");
       if (!this.#hasSynced) {
         this.#settleWaiters(new Error(`Reflector ${this.name}: stopped before its first sync`));
       }
     }
   }
 
-  #apply(ev: WatcherEvent<T>): void {
-    try {
-      switch (ev.type) {
-        case "LIST":
-          this.#store.replace(ev.items, ev.resourceVersion);
-          break;
-        case "ADDED":
-        case "MODIFIED":
-          // an ADDED for a known key (a replayed event) is an update: no duplicate
-          this.#store.update(ev.object);
-          break;
-        case "DELETED":
-          this.#store.delete(ev.object);
-          break;
-        case "BOOKMARK":
-          break;
+  /**
+   * Runs the watcher into the store until `signal` aborts. The watcher
+   * handles every failure of its own; what reaches this loop is a store
+   * that could not apply an event, or (should one exist) a bug: each is
+   * reported, and the watcher starts again after the backoff, relisting
+   * from the last version applied.
+   */
+  async #watchLoop(signal: AbortSignal): Promise<void> {
+    const { clock, backoff } = this.#options;
+    while (!signal.aborted) {
+      let phase: ErrorPhase = "watch";
+      try {
+        const from = {
+          ...this.#options,
+          signal,
+          initialResourceVersion: this.#lastSyncResourceVersion,
+        };
+        for await (const ev of watcher(this.#lw, from)) {
+          phase = "store";
+          this.#apply(ev);
+          phase = "watch";
+        }
+      } catch (err) {
+        if (signal.aborted) return;
+        this.#report(err, phase);
       }
-    } catch (err) {
-      this.#report(err, "store");
+      if (signal.aborted) return;
+      this.#options.observer.relist?.("watch-failed");
+      const ms = backoff.next();
+      this.#setState("waiting");
+      try {
+        await delay(ms, signal, clock);
+      } catch {
+        return; // aborted
+      }
+    }
+  }
+
+  /**
+   * Applies one event to the store. A `replace` that throws has still
+   * replaced everything it did not reject (the Store contract): reported,
+   * and the list counts as applied. An `update` or `delete` that throws has
+   * changed nothing: the error propagates, and the reflector relists.
+   */
+  #apply(ev: WatcherEvent<T>): void {
+    switch (ev.type) {
+      case "LIST":
+        try {
+          this.#store.replace(ev.items, ev.resourceVersion);
+        } catch (err) {
+          this.#report(err, "store");
+        }
+        break;
+      case "ADDED":
+      case "MODIFIED":
+        // an ADDED for a known key (a replayed event) is an update: no duplicate
+        this.#store.update(ev.object);
+        break;
+      case "DELETED":
+        this.#store.delete(ev.object);
+        break;
+      case "BOOKMARK":
+        break;
     }
     this.#lastSyncResourceVersion = ev.resourceVersion;
     if (ev.type === "LIST" && !this.#hasSynced) {
@@ -228,6 +333,36 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.#markSynced();
       this.#settleWaiters();
     }
+  }
+
+  /** Wraps the user's observer so that the reflector's status follows the watcher. */
+  #statusObserver(user: WatcherObserver | undefined): WatcherObserver {
+    const call = <K extends keyof WatcherObserver>(key: K, ...args: unknown[]) => {
+      try {
+        (user?.[key] as ((...a: unknown[]) => void) | undefined)?.apply(user, args);
+      } catch { /* observers must not break the reflector */ }
+    };
+    const forward: WatcherObserver = {};
+    for (const key of OBSERVER_METHODS) {
+      (forward as Record<string, unknown>)[key] = (...args: unknown[]) => call(key, ...args);
+    }
+    forward.state = (info) => {
+      this.#setState(info.state);
+      call("state", info);
+    };
+    forward.event = (type, rv) => {
+      this.#status.lastEventAt = this.#options.clock.now();
+      call("event", type, rv);
+    };
+    return forward;
+  }
+
+  #setState(state: ReflectorStatus["state"]): void {
+    const watching = state === "watching";
+    const s = this.#status;
+    if (watching !== s.watching) s.since = this.#options.clock.now();
+    s.state = state;
+    s.watching = watching;
   }
 
   async #resyncLoop(signal: AbortSignal): Promise<void> {

@@ -1,21 +1,27 @@
-import {
-  ListTimeoutError,
-  ShortWatchError,
-  UnexpectedKindError,
-  WatchIdleTimeoutError,
-} from "../api/errors.ts";
+import { ListTimeoutError, ShortWatchError, UnexpectedKindError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
-import { isExpired, isTooLargeResourceVersion } from "../api/predicates.ts";
+import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
+import { failureKind } from "./_failure_kind.ts";
+import { withIdleDeadline } from "./_idle_deadline.ts";
 import { listAllPages, type ListResult } from "./list_pager.ts";
+import {
+  type FailureKind,
+  initialState,
+  type MachineState,
+  next,
+  type Outcome,
+  type Phase,
+  type WaitKind,
+} from "./_watch_machine.ts";
 import {
   kindMatches,
   type ResolvedWatcherOptions,
   resolveWatcherOptions,
 } from "./_resolve_watcher_options.ts";
-import type { WatcherOptions } from "./watcher_options.ts";
+import type { ErrorPhase, WatcherOptions } from "./watcher_options.ts";
 
 /**
  * What the watcher yields. `LIST` is a complete, consistent snapshot that
@@ -44,16 +50,16 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
   | { type: "ADDED" | "MODIFIED" | "DELETED"; object: T; resourceVersion: string }
   | { type: "BOOKMARK"; resourceVersion: string };
 
-/** What follows a watch: rewatch from the last version, relist, or give up streaming lists; after `wait` ms. */
-type Step = { next: "rewatch" | "relist" | "fallback"; wait: number };
-
 /**
  * The reflector's state machine without a store: list (or streaming list),
- * then watch from the list's resourceVersion, forever. It rewatches from the
- * last resourceVersion after a clean close, a dropped connection, a 429/5xx
- * (honouring Retry-After), a malformed stream or a half-open connection; it
- * relists only when the version is gone (410). Errors go to `onError`, never
- * out of the generator; aborting `signal` makes it throw `signal.reason`.
+ * then watch from the list's resourceVersion, forever. The recovery rules
+ * (when to rewatch, when to relist, how long to wait) are one pure
+ * transition function (`_watch_machine.ts`); this generator performs a
+ * phase, asks that function what comes next, waits, and yields events.
+ * Errors go to `onError`, never out of the generator: not a malformed
+ * answer, not a `ListerWatcher` that throws, not a bug of ours. Only
+ * aborting `signal` ends it (it throws `signal.reason`), or the consumer
+ * leaving the loop.
  *
  * @example
  * ```ts
@@ -71,193 +77,285 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   options: WatcherOptions | ResolvedWatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   const o = resolveWatcherOptions(options);
-  const { signal, clock, backoff, onError, observer } = o;
-  const report = (err: unknown, phase: "list" | "watch" | "event") => {
-    try {
-      onError(err, phase);
-    } catch { /* an error handler's own failure must not stop the watcher */ }
-  };
-  const waitAfter = (err: unknown): number =>
-    Math.max(backoff.next(), err instanceof KubeStatusError ? err.retryAfterMs ?? 0 : 0);
-
-  let rv = o.initialResourceVersion;
-  let synced = false;
-  let rvUnavailable = false;
-  let streaming = o.useStreamingList;
+  const { signal, clock, observer } = o;
+  const limits = limitsOf(o);
+  let state: MachineState = initialState(o.initialResourceVersion, o.useStreamingList);
   observer.relist?.("initial");
 
   while (true) {
     signal?.throwIfAborted();
-    if (!synced && !streaming) {
-      const listRv = rvUnavailable ? "" : rv === "" ? "0" : rv;
-      const started = clock.now();
-      let result: ListResult<T>;
-      try {
-        result = await listWithDeadline(lw, listRv, o);
-        checkListKind(result, o.expectedKind);
-      } catch (err) {
-        if (signal?.aborted) throw signal.reason;
-        observer.listFailed?.({ durationMs: clock.now() - started, error: err });
-        report(err, "list");
-        observer.relist?.("list-failed");
-        if ((isExpired(err) || isTooLargeResourceVersion(err)) && !rvUnavailable && listRv !== "") {
-          rvUnavailable = true; // retry at once as a consistent read, as client-go does
-          continue;
-        }
-        await delay(waitAfter(err), signal, clock);
-        continue;
-      }
-      observer.listDone?.({
-        durationMs: clock.now() - started,
-        items: result.items.length,
-        resourceVersion: result.resourceVersion,
-      });
-      const items = keepExpectedKind(result.items, o.expectedKind, (e) => report(e, "event"));
-      rvUnavailable = false;
-      synced = true;
-      rv = result.resourceVersion;
-      yield { type: "LIST", items, resourceVersion: rv };
-    }
-
-    const step = yield* watchOnce(lw, o, streaming && !synced && rvUnavailable ? "" : rv, !synced, {
-      setRv: (v) => (rv = v),
-      setSynced: () => (synced = true),
-      report,
-    });
-    if (step.next === "fallback") {
-      streaming = false;
-      observer.relist?.("streaming-fallback");
-    } else if (step.next === "relist") {
-      if (!synced) rvUnavailable = true; // a streaming list's version is gone
-      synced = false;
-      observer.relist?.("expired");
-    }
-    if (step.wait > 0) await delay(step.wait, signal, clock);
-  }
-
-  /** One watch request; returns what to do next (undefined: rewatch now). */
-  async function* watchOnce(
-    lw: ListerWatcher<T>,
-    o: ResolvedWatcherOptions,
-    fromRv: string,
-    initial: boolean,
-    ctx: {
-      setRv: (rv: string) => void;
-      setSynced: () => void;
-      report: (err: unknown, phase: "list" | "watch" | "event") => void;
-    },
-  ): AsyncGenerator<WatcherEvent<T>, Step, undefined> {
-    const { signal, clock, observer } = o;
-    const timeoutSeconds = Math.max(1, Math.floor((o.minWatchTimeoutMs / 1000) * (1 + o.random())));
-    const idleMs = o.idleTimeoutMs ?? timeoutSeconds * 1000 + o.idleGraceMs;
-    const { controller, dispose } = childAbortController(signal);
-    let last = clock.now();
-    const started = last;
-    let handle: unknown;
-    let paused = false; // time the consumer spends on an event is not idle time
-    const checkIdle = () => {
-      if (paused) {
-        handle = clock.setTimeout(checkIdle, idleMs);
-        return;
-      }
-      const idle = clock.now() - last;
-      if (idle >= idleMs) controller.abort(new WatchIdleTimeoutError(idleMs));
-      else handle = clock.setTimeout(checkIdle, idleMs - idle);
-    };
-    handle = clock.setTimeout(checkIdle, idleMs);
-    let events = 0;
-    let collected: T[] | undefined = initial ? [] : undefined;
-    let rv = fromRv;
-    observer.watchStart?.();
+    const run: Run = { state, outcome: undefined, retryAfterMs: undefined };
     try {
-      const stream = lw.watch({
-        resourceVersion: rv,
-        timeoutSeconds,
-        allowWatchBookmarks: true,
-        sendInitialEvents: initial || undefined,
-        resourceVersionMatch: initial ? "NotOlderThan" : undefined,
-        signal: controller.signal,
-      });
-      for await (const ev of stream) {
-        last = clock.now();
-        if (ev.type === "ERROR") throw statusError(ev.object);
-        events++;
-        const evRv = ev.object.metadata.resourceVersion ?? rv;
-        observer.event?.(ev.type, evRv);
-        if (ev.type === "BOOKMARK") {
-          rv = evRv;
-          if (
-            collected && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true"
-          ) {
-            const items = collected;
-            collected = undefined;
-            ctx.setRv(rv);
-            ctx.setSynced();
-            observer.listDone?.({
-              durationMs: clock.now() - started,
-              items: items.length,
-              resourceVersion: rv,
-            });
-            paused = true;
-            yield { type: "LIST", items, resourceVersion: rv };
-            paused = false;
-          } else if (!collected) {
-            ctx.setRv(rv);
-            paused = true;
-            yield { type: "BOOKMARK", resourceVersion: rv };
-            paused = false;
-          }
-        } else if (!kindMatches(ev.object, o.expectedKind)) {
-          ctx.report(unexpectedKind(ev.object, o.expectedKind!), "event");
-        } else if (collected) {
-          if (ev.type !== "DELETED") collected.push(ev.object);
-          rv = evRv;
-        } else {
-          rv = evRv;
-          ctx.setRv(rv);
-          paused = true;
-          yield { type: ev.type, object: ev.object, resourceVersion: rv };
-          paused = false;
-        }
-        last = clock.now();
-      }
-      const durationMs = clock.now() - started;
-      const short = events === 0 && durationMs < o.shortWatchMs;
-      if (short || collected) {
-        const err = short ? new ShortWatchError(durationMs) : new Error(
-          "streaming list ended before its initial-events-end bookmark; staying unsynced and retrying",
-        );
-        observer.watchEnd?.({ durationMs, events, error: err, short });
-        ctx.report(err, "watch");
-        return { next: "rewatch", wait: o.backoff.next() };
-      }
-      observer.watchEnd?.({ durationMs, events, short: false });
-      return { next: "rewatch", wait: 0 };
-    } catch (caught) {
+      yield* perform(lw, o, run, (s) => (state = s));
+    } catch (err) {
+      // Anything thrown while performing a phase that it did not turn into
+      // an outcome: an abort, or a bug (ours or a broken ListerWatcher).
       if (signal?.aborted) throw signal.reason;
-      const err = controller.signal.aborted ? controller.signal.reason : caught;
-      observer.watchEnd?.({ durationMs: clock.now() - started, events, error: err, short: false });
-      ctx.report(err, "watch");
-      if (initial && isStreamingUnsupported(err)) return { next: "fallback", wait: 0 };
-      if (isExpired(err)) {
-        // Relist at once after a watch that was healthy for a while; back off
-        // when a fresh watch is refused at once, so that a server answering
-        // 410 to everything cannot drive a list/watch hot loop.
-        const healthy = events > 0 || clock.now() - started >= o.shortWatchMs;
-        return { next: "relist", wait: healthy && !initial ? 0 : o.backoff.next() };
-      }
-      return {
-        next: "rewatch",
-        wait: Math.max(
-          o.backoff.next(),
-          err instanceof KubeStatusError ? err.retryAfterMs ?? 0 : 0,
-        ),
-      };
-    } finally {
-      clock.clearTimeout(handle);
-      dispose();
+      report(o, err, run.state.phase.kind === "list" ? "list" : "watch");
+      run.outcome = failed("bug", run.state.phase.rv, 0, 0);
+    }
+    const outcome = run.outcome ?? failed("bug", state.phase.rv, 0, 0);
+    const t = next(state, outcome, limits);
+    state = t.state;
+    if (t.relist) observer.relist?.(t.relist);
+    const ms = waitMs(o, t.wait, run.retryAfterMs);
+    if (ms > 0) {
+      observer.state?.({ state: "waiting", waitMs: ms });
+      await delay(ms, signal, clock);
     }
   }
+}
+
+/** One phase being performed: its state on entry, and what came of it. */
+interface Run {
+  state: MachineState;
+  outcome: Outcome | undefined;
+  /** A `Retry-After` the server sent with the failure, in ms (validated, not yet capped). */
+  retryAfterMs: number | undefined;
+}
+
+function failed(failure: FailureKind, rv: string, events: number, durationMs: number): Outcome {
+  return { kind: "failed", failure, rv, events, durationMs };
+}
+
+/** The wait in ms for a wait kind: backoff schedules, with `Retry-After` capped by `maxRetryAfterMs`. */
+function waitMs(o: ResolvedWatcherOptions, wait: WaitKind, retryAfterMs: number | undefined): number {
+  if (wait === "none") return 0;
+  const base = wait === "reconnect" ? o.reconnectBackoff.next() : o.backoff.next();
+  const asked = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0
+    ? Math.min(retryAfterMs, o.maxRetryAfterMs)
+    : 0;
+  return Math.max(base, asked);
+}
+
+function report(o: ResolvedWatcherOptions, err: unknown, phase: ErrorPhase): void {
+  try {
+    o.onError(err, phase);
+  } catch { /* an error handler's own failure must not stop the watcher */ }
+}
+
+/** Performs `run.state`'s phase, sets `run.outcome`, yields what the consumer must apply. */
+async function* perform<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  o: ResolvedWatcherOptions,
+  run: Run,
+  setState: (s: MachineState) => void,
+): AsyncGenerator<WatcherEvent<T>, void, undefined> {
+  const { phase } = run.state;
+  if (phase.kind === "list") {
+    const items = await performList(lw, o, run, phase.rv);
+    if (run.outcome?.kind === "listed") {
+      yield { type: "LIST", items: items!, resourceVersion: run.outcome.rv };
+    }
+    return;
+  }
+  yield* performWatch(lw, o, run, phase, setState);
+}
+
+/** Lists every page; sets `run.outcome`; returns the items to yield on success. */
+async function performList<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  o: ResolvedWatcherOptions,
+  run: Run,
+  rv: string,
+): Promise<T[] | undefined> {
+  const { clock, observer, signal } = o;
+  const started = clock.now();
+  observer.state?.({ state: "listing" });
+  let result: ListResult<T>;
+  try {
+    result = checkList(await listWithDeadline(lw, rv, o));
+    checkListKind(result, o.expectedKind);
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    observer.listFailed?.({ durationMs: clock.now() - started, error: err });
+    report(o, err, "list");
+    run.retryAfterMs = retryAfterOf(err);
+    run.outcome = failed(failureKind(err), rv, 0, clock.now() - started);
+    return undefined;
+  }
+  observer.listDone?.({
+    durationMs: clock.now() - started,
+    items: result.items.length,
+    resourceVersion: result.resourceVersion,
+  });
+  run.outcome = { kind: "listed", rv: result.resourceVersion };
+  return usableItems(result.items, o, "list");
+}
+
+/**
+ * One watch request (a streaming list first collects its initial events
+ * into a keyed pending snapshot, then goes on as a watch); sets `run.outcome`.
+ */
+async function* performWatch<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  o: ResolvedWatcherOptions,
+  run: Run,
+  phase: Extract<Phase, { kind: "stream" | "watch" }>,
+  setState: (s: MachineState) => void,
+): AsyncGenerator<WatcherEvent<T>, void, undefined> {
+  const { signal, clock, observer } = o;
+  const streaming = phase.kind === "stream";
+  const timeoutSeconds = Math.max(1, Math.floor((o.minWatchTimeoutMs / 1000) * (1 + o.random())));
+  const idleMs = o.idleTimeoutMs ?? timeoutSeconds * 1000 + o.idleGraceMs;
+  const { controller, dispose } = childAbortController(signal);
+  const started = clock.now();
+  // A streaming list is bounded like a list: its end bookmark must come within listTimeoutMs.
+  let listDeadline = streaming
+    ? clock.setTimeout(
+      () => controller.abort(new ListTimeoutError(o.listTimeoutMs)),
+      o.listTimeoutMs,
+    )
+    : undefined;
+  let pending: Map<string, T> | undefined = streaming ? new Map() : undefined;
+  let rv = phase.rv;
+  let events = 0;
+  let connected = false;
+  const connectedNow = () => {
+    if (connected) return;
+    connected = true;
+    if (!pending) observer.state?.({ state: "watching" });
+  };
+  observer.watchStart?.();
+  observer.state?.({ state: streaming ? "listing" : "connecting" });
+  try {
+    const stream = watchIterable(lw, {
+      resourceVersion: rv,
+      timeoutSeconds,
+      allowWatchBookmarks: true,
+      sendInitialEvents: streaming || undefined,
+      resourceVersionMatch: streaming ? "NotOlderThan" : undefined,
+      signal: controller.signal,
+      onConnected: connectedNow,
+    });
+    for await (
+      const ev of withIdleDeadline(stream, idleMs, clock, (reason) => controller.abort(reason))
+    ) {
+      connectedNow();
+      const problem = eventProblem(ev);
+      if (problem) throw new MalformedResponseError("watch event", problem);
+      if (ev.type === "ERROR") throw statusError(ev.object as unknown as Status);
+      events++;
+      const evRv = (ev.object.metadata.resourceVersion as string | undefined) ?? rv;
+      observer.event?.(ev.type, evRv);
+      if (ev.type === "BOOKMARK") {
+        rv = evRv;
+        if (pending && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true") {
+          const items = [...pending.values()];
+          pending = undefined;
+          clock.clearTimeout(listDeadline);
+          listDeadline = undefined;
+          observer.listDone?.({
+            durationMs: clock.now() - started,
+            items: items.length,
+            resourceVersion: rv,
+          });
+          run.state = next(run.state, { kind: "synced", rv }, limitsOf(o)).state;
+          setState(run.state);
+          observer.state?.({ state: "watching" });
+          yield { type: "LIST", items, resourceVersion: rv };
+        } else if (!pending) {
+          yield { type: "BOOKMARK", resourceVersion: rv };
+        }
+      } else if (!kindMatches(ev.object, o.expectedKind)) {
+        report(o, unexpectedKind(ev.object, o.expectedKind!), "event");
+      } else if (pending) {
+        // The pending snapshot is keyed, as client-go's temporary store: a
+        // MODIFIED replaces, a DELETED removes what the initial events added.
+        const key = objectKey(ev.object);
+        if (ev.type === "DELETED") pending.delete(key);
+        else pending.set(key, ev.object);
+        rv = evRv;
+      } else {
+        rv = evRv;
+        yield { type: ev.type, object: ev.object, resourceVersion: rv };
+      }
+    }
+    const durationMs = clock.now() - started;
+    const short = !pending && events === 0 && durationMs < o.shortWatchMs;
+    const err = pending
+      ? new MalformedResponseError(
+        "streaming list",
+        "the watch ended before its initial-events-end bookmark; staying unsynced and retrying",
+      )
+      : short
+      ? new ShortWatchError(durationMs)
+      : undefined;
+    observer.watchEnd?.({ durationMs, events, error: err, short });
+    if (err) report(o, err, "watch");
+    run.outcome = { kind: "ended", rv, events, durationMs };
+  } catch (caught) {
+    if (signal?.aborted) throw signal.reason;
+    const err = controller.signal.aborted ? controller.signal.reason : caught;
+    const durationMs = clock.now() - started;
+    observer.watchEnd?.({ durationMs, events, error: err, short: false });
+    report(o, err, "watch");
+    run.retryAfterMs = retryAfterOf(err);
+    const kind = failureKind(err, run.state.phase.kind === "stream");
+    // An ERROR event that is not a 410 means the stream cannot be trusted past it: relist.
+    const fromEvent = err instanceof KubeStatusError && err.request === ERROR_EVENT;
+    run.outcome = failed(fromEvent && kind !== "expired" ? "bad-data" : kind, rv, events, durationMs);
+  } finally {
+    clock.clearTimeout(listDeadline);
+    dispose();
+  }
+}
+
+function limitsOf(o: ResolvedWatcherOptions) {
+  return { shortWatchMs: o.shortWatchMs, streamingListAttempts: o.streamingListAttempts };
+}
+
+/** `lw.watch(...)`, checked: a ListerWatcher that returns no async iterable is a bug to report. */
+function watchIterable<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  opts: Parameters<ListerWatcher<T>["watch"]>[0],
+): AsyncIterable<import("../api/types.ts").WatchEvent<T>> {
+  const stream = lw.watch(opts);
+  if (
+    stream === null || typeof stream !== "object" ||
+    typeof (stream as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] !== "function"
+  ) {
+    throw new MalformedResponseError("lister-watcher", "watch() did not return an async iterable");
+  }
+  return stream;
+}
+
+const ERROR_EVENT = "watch ERROR event";
+
+/** Why a watch event cannot be used, or undefined. A ListerWatcher of ours checks this already. */
+function eventProblem(ev: unknown): string | undefined {
+  const e = ev as { type?: unknown; object?: unknown } | null;
+  if (e === null || typeof e !== "object") return "not an object";
+  const obj = e.object as { metadata?: unknown } | null;
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return "object is not an object";
+  if (e.type === "ERROR") return undefined;
+  if (!["ADDED", "MODIFIED", "DELETED", "BOOKMARK"].includes(e.type as string)) {
+    return "unknown event type";
+  }
+  return metadataProblem(obj);
+}
+
+/** Why an object's metadata cannot be used, or undefined. */
+function metadataProblem(obj: { metadata?: unknown }): string | undefined {
+  const m = obj.metadata as { resourceVersion?: unknown } | null | undefined;
+  if (m === null || typeof m !== "object" || Array.isArray(m)) return "metadata is not an object";
+  if (m.resourceVersion !== undefined && typeof m.resourceVersion !== "string") {
+    return "metadata.resourceVersion is not a string";
+  }
+  return undefined;
+}
+
+/** The key of an object within one resource: `namespace/name`, or `name` when cluster-scoped. */
+function objectKey(obj: KubeObject): string {
+  const m = obj.metadata;
+  return m.namespace ? `${m.namespace}/${m.name ?? ""}` : `${m.name ?? ""}`;
+}
+
+/** A validated `Retry-After` of an error, in ms. */
+function retryAfterOf(err: unknown): number | undefined {
+  if (!(err instanceof KubeStatusError)) return undefined;
+  const ms = err.retryAfterMs;
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /**
@@ -301,21 +399,37 @@ async function listWithDeadline<T extends KubeObject>(
   });
 }
 
+/** A list result must have an items array and a string resourceVersion. */
+function checkList<T extends KubeObject>(result: ListResult<T>): ListResult<T> {
+  if (result === null || typeof result !== "object" || !Array.isArray(result.items)) {
+    throw new MalformedResponseError("list", "items is not an array");
+  }
+  if (typeof result.resourceVersion !== "string") {
+    throw new MalformedResponseError("list", "metadata.resourceVersion is not a string");
+  }
+  return result;
+}
+
 function statusError(status: Status): KubeStatusError {
-  const seconds = status.details?.retryAfterSeconds;
   return new KubeStatusError({
-    code: typeof status.code === "number" ? status.code : 500,
-    request: "watch ERROR event",
-    status,
-    retryAfterMs: seconds === undefined ? undefined : seconds * 1000,
+    code: typeof status?.code === "number" && Number.isFinite(status.code) ? status.code : 500,
+    request: ERROR_EVENT,
+    status: status !== null && typeof status === "object" ? status : undefined,
+    retryAfterMs: secondsToMs(status?.details?.retryAfterSeconds),
   });
+}
+
+function secondsToMs(seconds: unknown): number | undefined {
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0
+    ? seconds * 1000
+    : undefined;
 }
 
 function unexpectedKind(obj: KubeObject, expected: string): UnexpectedKindError {
   const m = obj.metadata ?? {};
   return new UnexpectedKindError(
     expected,
-    obj.kind ?? "",
+    typeof obj.kind === "string" ? obj.kind : "",
     m.namespace ? `${m.namespace}/${m.name}` : m.name ?? "",
   );
 }
@@ -323,25 +437,43 @@ function unexpectedKind(obj: KubeObject, expected: string): UnexpectedKindError 
 function checkListKind(result: ListResult<KubeObject>, expected: string | undefined): void {
   if (!expected || !result.kind || result.kind === "List") return;
   if (result.kind !== `${expected}List`) {
-    throw new UnexpectedKindError(`${expected}List`, result.kind, "");
+    throw new UnexpectedKindError(`${expected}List`, String(result.kind), "");
   }
 }
 
-function keepExpectedKind<T extends KubeObject>(
+/**
+ * The items a list may hand on: each must be an object with a `metadata`
+ * object (and a string resourceVersion, if any) and of the expected kind;
+ * others are reported and left out, never stored.
+ */
+function usableItems<T extends KubeObject>(
   items: T[],
-  expected: string | undefined,
-  report: (e: unknown) => void,
+  o: ResolvedWatcherOptions,
+  phase: ErrorPhase,
 ): T[] {
-  if (!expected || items.every((i) => kindMatches(i, expected))) return items;
-  return items.filter((i) => {
-    if (kindMatches(i, expected)) return true;
-    report(unexpectedKind(i, expected));
-    return false;
-  });
-}
-
-function isStreamingUnsupported(err: unknown): boolean {
-  return err instanceof KubeStatusError &&
-    (err.code === 422 || err.code === 400 || err.code === 403 ||
-      err.code === 404 || err.code === 405 || err.code === 501);
+  const usable = (item: unknown, i: number): boolean => {
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      const what = item === null ? "null" : Array.isArray(item) ? "an array" : typeof item;
+      report(o, new MalformedResponseError("list item", `item ${i} is ${what}, not an object`), phase);
+      return false;
+    }
+    const problem = metadataProblem(item as { metadata?: unknown });
+    if (problem) {
+      report(o, new MalformedResponseError("list item", `item ${i}: ${problem}`), phase);
+      return false;
+    }
+    if (!kindMatches(item as T, o.expectedKind)) {
+      report(o, unexpectedKind(item as T, o.expectedKind!), "event");
+      return false;
+    }
+    return true;
+  };
+  let all = true;
+  for (let i = 0; i < items.length && all; i++) {
+    const item = items[i] as unknown;
+    all = item !== null && typeof item === "object" && !Array.isArray(item) &&
+      metadataProblem(item as { metadata?: unknown }) === undefined &&
+      kindMatches(item as T, o.expectedKind);
+  }
+  return all ? items : items.filter(usable);
 }

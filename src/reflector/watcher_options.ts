@@ -53,8 +53,21 @@ export interface WatcherObserver {
   listDone?(info: { durationMs: number; items: number; resourceVersion: string }): void;
   /** A list failed. */
   listFailed?(info: { durationMs: number; error: unknown }): void;
-  /** A relist is about to happen, and why. */
-  relist?(reason: "initial" | "expired" | "list-failed" | "streaming-fallback"): void;
+  /**
+   * A relist is about to happen, and why: the first list, a version gone
+   * (410), a failed list retried, streaming lists given up, or a watch whose
+   * stream could not be trusted (a malformed event, an ERROR event that is
+   * not a 410, an event the store could not apply, an unexpected exception).
+   */
+  relist?(reason: RelistReason): void;
+  /**
+   * What the watcher is doing now: `"listing"` (a list or streaming list
+   * in progress), `"connecting"` (a watch requested, not yet accepted),
+   * `"watching"` (a watch accepted by the server: the consumer is current
+   * up to its events), `"waiting"` (backing off for `waitMs` before the
+   * next attempt). Called on every change.
+   */
+  state?(info: { state: WatcherState; waitMs?: number }): void;
   /** A watch request is starting. */
   watchStart?(): void;
   /** A watch ended (`error` undefined for a clean close). */
@@ -62,6 +75,35 @@ export interface WatcherObserver {
   /** An event or bookmark arrived (also for the initial events of a streaming list). */
   event?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK", resourceVersion: string): void;
 }
+
+/**
+ * Why a list happens (see {@linkcode WatcherObserver.relist}).
+ *
+ * @example
+ * ```ts
+ * import type { RelistReason } from "./watcher_options.ts";
+ * const costly = (reason: RelistReason): boolean => reason !== "initial";
+ * console.log(costly("expired")); // true
+ * ```
+ */
+export type RelistReason =
+  | "initial"
+  | "expired"
+  | "list-failed"
+  | "streaming-fallback"
+  | "watch-failed";
+
+/**
+ * What a watcher is doing (see {@linkcode WatcherObserver.state}).
+ *
+ * @example
+ * ```ts
+ * import type { WatcherState } from "./watcher_options.ts";
+ * const current = (state: WatcherState): boolean => state === "watching";
+ * console.log(current("waiting")); // false
+ * ```
+ */
+export type WatcherState = "listing" | "connecting" | "watching" | "waiting";
 
 /**
  * Options of {@linkcode watcher} (and, through `ReflectorOptions`, of the reflector).
@@ -128,12 +170,42 @@ export interface WatcherOptions {
   idleGraceMs?: number;
   /** A watch ending in less than this, with no event, is a short-watch error. Default: `1_000` ms. */
   shortWatchMs?: number;
-  /** Deadline of one list request (one page, or the whole of an unpaginated list). Default: `120_000` ms (the API server cuts requests at 60 s). */
+  /**
+   * Deadline of one list request (one page, or the whole of an unpaginated
+   * list), and of a streaming list until its end bookmark. Default:
+   * `120_000` ms (the API server cuts requests at 60 s).
+   */
   listTimeoutMs?: number;
-  /** Backoff between failed attempts (client-go's values by default), or a shared `Backoff`. */
+  /**
+   * Backoff of lists and of requests the server answered with an error
+   * (429, 5xx, a malformed answer), or a shared `Backoff`. Default:
+   * client-go's values: `800` ms, ×`2`, capped at `30_000` ms, jitter `1.0`,
+   * reset after `120_000` ms without a failure.
+   */
   backoff?: BackoffOptions | Backoff;
+  /**
+   * Backoff of watches that got no answer at all (connection refused or
+   * reset, DNS or TLS failure, idle deadline), or a shared `Backoff`. Such a
+   * request costs a server that is down nothing, so it is retried often, and
+   * the store catches up within seconds of the server coming back. Default:
+   * `800` ms, ×`2`, capped at `2_000` ms, jitter `1.0` (one attempt every
+   * 2–4 s at most), reset after `120_000` ms.
+   */
+  reconnectBackoff?: BackoffOptions | Backoff;
+  /**
+   * The longest `Retry-After` (header or `details.retryAfterSeconds`)
+   * honoured; a longer one waits this long. Values that are not finite
+   * non-negative numbers are ignored. Default: `60_000` ms.
+   */
+  maxRetryAfterMs?: number;
   /** Use a streaming list (`sendInitialEvents`) instead of LIST; falls back to LIST when the server refuses. Default: `false`. */
   useStreamingList?: boolean;
+  /**
+   * Streaming lists that may fail (or end before their end bookmark) in a
+   * row before one plain paginated LIST is used instead; the next relist
+   * tries streaming again. Default: `3`.
+   */
+  streamingListAttempts?: number;
   /** Receives handled errors. Default: `console.warn` of the error's message. */
   onError?: ErrorHandler;
   /** Receives observations for metrics. Default: none. */

@@ -55,6 +55,13 @@ export interface WatchOptions {
   resourceVersionMatch?: string;
   /** Aborts the watch and cancels its body. */
   signal?: AbortSignal;
+  /**
+   * Called once when the server has accepted the watch (response headers
+   * received, status OK), before any event: the reflector's status shows
+   * "watching" from then on. Optional for implementations; without it the
+   * first event counts as the moment of connection. Default: none.
+   */
+  onConnected?: () => void;
 }
 
 /**

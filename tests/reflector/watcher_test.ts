@@ -102,7 +102,7 @@ test("429 with Retry-After is honoured on list and on watch, and a watch 429 doe
 
 test("connection refused while the server is down: back off with growing spread, rewatch from the last RV (scenario 7)", async () => {
   await withReflector({
-    reflector: { backoff: { initialMs: 40, factor: 2, capMs: 320, jitter: 1.0 } },
+    reflector: { reconnectBackoff: { initialMs: 40, factor: 2, capMs: 320, jitter: 1.0 } },
   }, async ({ server, store, reflector, errors }) => {
     await reflector.synced;
     await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
@@ -274,7 +274,7 @@ test("events split at arbitrary bytes are each applied once (scenario 13)", asyn
   });
 });
 
-test("a malformed line is a typed error and the watch restarts from the last good RV (scenario 14)", async () => {
+test("a malformed line is a typed error, then a relist from the last good RV after the backoff (scenario 14, client-go's rule)", async () => {
   for (
     const data of [
       '{"type":"ADDED","object":{"metad',
@@ -294,9 +294,8 @@ test("a malformed line is a typed error and the watch restarts from the last goo
         () => errors.some((e) => e.error instanceof WatchDecodeError),
         "decode error",
       );
-      await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
-      assert.equal(requestsOf(server, "watch")[2].query.get("resourceVersion"), good);
-      assert.equal(requestsOf(server, "list").length, 1, "no relist");
+      await eventually(() => requestsOf(server, "list").length >= 2, "relist");
+      assert.equal(requestsOf(server, "list")[1].query.get("resourceVersion"), good);
       server.create(configMap("after"));
       await eventually(() => storeEqualsServer(store, server), "store = server");
     });

@@ -1,0 +1,198 @@
+/**
+ * The watcher's recovery rules as one pure transition function: given the
+ * phase the watcher was in and what came of performing it, `next` says
+ * which phase comes next and which wait comes before it. Every rule of the
+ * reflector lives here as one `(phase, outcome)` case; `watcher.ts` only
+ * performs phases, turns wait kinds into milliseconds and yields events.
+ * Tested as a table in `tests/reflector/watch_machine_test.ts`.
+ *
+ * @module
+ */
+import type { RelistReason } from "./watcher_options.ts";
+
+/** What the watcher does next. `rv` is the resourceVersion sent with the request. */
+export type Phase =
+  /** A LIST (paginated at `"0"` or `""`, unpaginated at a specific version). `""` is a consistent read. */
+  | { kind: "list"; rv: string }
+  /**
+   * A streaming list (`sendInitialEvents`): initial events collected into a
+   * keyed pending snapshot until the end bookmark. `listRv` is what a plain
+   * LIST would ask for if streaming is given up; `failures` counts streaming
+   * attempts that failed in a row.
+   */
+  | { kind: "stream"; rv: string; listRv: string; failures: number }
+  /** A watch from `rv`. `fresh`: the first watch after a list, from that list's version. */
+  | { kind: "watch"; rv: string; fresh: boolean };
+
+/**
+ * Why a request failed, as far as recovery is concerned.
+ * - `expired`: the version is gone (410 Expired/Gone, 504 ResourceVersionTooLarge).
+ * - `unsupported`: the server refused a streaming list (400/403/404/405/422/501).
+ * - `no-answer`: no answer at all (connection refused or reset, DNS, TLS, idle deadline): cheap to retry.
+ * - `answered`: the server answered with an error (429, 5xx, other 4xx) or too slowly (list deadline).
+ * - `bad-data`: the answer could not be used (a malformed line or list, a Status as data, an
+ *   ERROR event that is not a 410, a store that could not apply an event): the next step is a relist.
+ * - `bug`: an unexpected exception (ours, or a `ListerWatcher` that breaks its contract).
+ */
+export type FailureKind = "expired" | "unsupported" | "no-answer" | "answered" | "bad-data" | "bug";
+
+/** What came of performing a phase. */
+export type Outcome =
+  /** A LIST completed at `rv`. */
+  | { kind: "listed"; rv: string }
+  /** A streaming list's end bookmark arrived at `rv`; the same request goes on as a watch. */
+  | { kind: "synced"; rv: string }
+  /** A watch or streaming list closed cleanly; `rv` is the last one it delivered. */
+  | { kind: "ended"; rv: string; events: number; durationMs: number }
+  /** A request failed. For a watch, `rv` is the last version it delivered. */
+  | { kind: "failed"; failure: FailureKind; rv: string; events: number; durationMs: number };
+
+/**
+ * The wait before the next phase: none, the reconnect backoff (short: for
+ * requests that reached no server), or the backoff (client-go's, for lists
+ * and for servers that answered with an error; with `Retry-After` honoured).
+ */
+export type WaitKind = "none" | "reconnect" | "backoff";
+
+/** The watcher's state: the phase, and whether streaming lists are still in use. */
+export interface MachineState {
+  phase: Phase;
+  /** Streaming lists in use (`useStreamingList`, and the server has not refused them). */
+  streaming: boolean;
+}
+
+/** The limits `next` needs. */
+export interface MachineLimits {
+  /** A watch shorter than this with no event is a short watch. */
+  shortWatchMs: number;
+  /** Streaming attempts that may fail in a row before one plain LIST is used instead. */
+  streamingListAttempts: number;
+}
+
+/** The result of {@linkcode next}. */
+export interface Transition {
+  state: MachineState;
+  wait: WaitKind;
+  /** Set when the next phase is a list (or a streaming list), with its reason. */
+  relist?: RelistReason;
+  /** The outcome is a failure the watcher reports as such (a short watch, a streaming list cut short). */
+  reportEnd?: "short-watch" | "stream-incomplete";
+}
+
+/** The first phase: a list (or a streaming list) from `initialRv`, or from `"0"` when none is known. */
+export function initialState(initialRv: string, useStreamingList: boolean): MachineState {
+  return { phase: listPhase(useStreamingList, initialRv, initialRv || "0"), streaming: useStreamingList };
+}
+
+/** The phase that lists at `listRv` (streaming from `streamRv` when streaming is on). */
+function listPhase(streaming: boolean, streamRv: string, listRv: string): Phase {
+  return streaming ? { kind: "stream", rv: streamRv, listRv, failures: 0 } : { kind: "list", rv: listRv };
+}
+
+/** A relist from `rv`, the last version the consumer has applied. */
+function relist(state: MachineState, rv: string, wait: WaitKind, reason: RelistReason): Transition {
+  return { state: { ...state, phase: listPhase(state.streaming, rv, rv) }, wait, relist: reason };
+}
+
+/**
+ * The transition function: every recovery rule of the watcher.
+ *
+ * - A list that fails with `expired` at a specific version retries at once as
+ *   a consistent read (`""`), as client-go does; any other failure retries
+ *   the same list after the backoff.
+ * - A watch that closes cleanly rewatches from its last version at once; a
+ *   short watch (closed under `shortWatchMs` with no event) after the backoff.
+ * - A watch that gets no answer rewatches after the reconnect backoff; one
+ *   answered with an error (429, 5xx) rewatches after the backoff (and
+ *   `Retry-After`); neither relists.
+ * - A watch answered 410 relists from its last version at once, except the
+ *   first watch after a list refused within `shortWatchMs` (a server whose
+ *   versions expire at once): then after the backoff. One wait, never two.
+ * - A malformed event, an ERROR event that is not a 410, a failure to apply
+ *   an event, or a bug: relist from the last applied version after the
+ *   backoff (client-go's rule: the stream cannot be trusted past that point).
+ * - A streaming list refused by the server falls back to LIST for good; one
+ *   that fails or ends before its end bookmark `streamingListAttempts` times
+ *   in a row is replaced by one plain LIST (the next relist streams again).
+ */
+export function next(state: MachineState, outcome: Outcome, limits: MachineLimits): Transition {
+  const { phase } = state;
+  switch (phase.kind) {
+    case "list": {
+      if (outcome.kind === "listed") {
+        return { state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } }, wait: "none" };
+      }
+      if (outcome.kind !== "failed") return bugOutcome(state, phase.rv);
+      if (outcome.failure === "expired") {
+        return {
+          state: { ...state, phase: { kind: "list", rv: "" } },
+          wait: phase.rv === "" ? "backoff" : "none",
+          relist: "expired",
+        };
+      }
+      return { state, wait: "backoff", relist: "list-failed" };
+    }
+    case "stream": {
+      if (outcome.kind === "synced") {
+        return { state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } }, wait: "none" };
+      }
+      if (outcome.kind === "listed") return bugOutcome(state, phase.rv);
+      if (outcome.kind === "failed" && outcome.failure === "unsupported") {
+        return {
+          state: { streaming: false, phase: { kind: "list", rv: phase.listRv } },
+          wait: "none",
+          relist: "streaming-fallback",
+        };
+      }
+      if (outcome.kind === "failed" && outcome.failure === "expired") {
+        return {
+          state: { ...state, phase: { ...phase, rv: "", listRv: "" } },
+          wait: phase.rv === "" ? "backoff" : "none",
+          relist: "expired",
+        };
+      }
+      const failures = phase.failures + 1;
+      const reportEnd = outcome.kind === "ended" ? "stream-incomplete" as const : undefined;
+      if (failures >= limits.streamingListAttempts) {
+        return {
+          state: { ...state, phase: { kind: "list", rv: phase.listRv } },
+          wait: "backoff",
+          relist: "streaming-fallback",
+          reportEnd,
+        };
+      }
+      return { state: { ...state, phase: { ...phase, failures } }, wait: "backoff", relist: "list-failed", reportEnd };
+    }
+    case "watch": {
+      if (outcome.kind === "listed" || outcome.kind === "synced") return bugOutcome(state, phase.rv);
+      const rewatch = (wait: WaitKind, reportEnd?: "short-watch"): Transition => ({
+        state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: false } },
+        wait,
+        reportEnd,
+      });
+      if (outcome.kind === "ended") {
+        const short = outcome.events === 0 && outcome.durationMs < limits.shortWatchMs;
+        return short ? rewatch("backoff", "short-watch") : rewatch("none");
+      }
+      switch (outcome.failure) {
+        case "expired": {
+          const refusedAtOnce = phase.fresh && outcome.durationMs < limits.shortWatchMs;
+          return relist(state, outcome.rv, refusedAtOnce ? "backoff" : "none", "expired");
+        }
+        case "no-answer":
+          return rewatch("reconnect");
+        case "answered":
+        case "unsupported":
+          return rewatch("backoff");
+        case "bad-data":
+        case "bug":
+          return relist(state, outcome.rv, "backoff", "watch-failed");
+      }
+    }
+  }
+}
+
+/** An outcome that cannot follow the phase (a bug): relist after the backoff. */
+function bugOutcome(state: MachineState, rv: string): Transition {
+  return relist(state, rv, "backoff", "watch-failed");
+}
