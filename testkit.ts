@@ -32,3 +32,5 @@ export type { FakeApiServerOptions } from "./src/testkit/fake_api_server_options
 export type * from "./src/testkit/fault.ts";
 export type * from "./src/testkit/types.ts";
 export type { KubeObject, Status, WatchEvent } from "./src/api/types.ts";
+export { ManualClock } from "./src/testkit/manual_clock.ts";
+export type { Clock, TimerHandle } from "./src/reflector/clock.ts";

@@ -75,7 +75,9 @@ export function resolveWatcherOptions(
     ) as BackoffOptions;
     const merged: BackoffOptions = { ...defaults, clock, random, ...given };
     // a cap below the default first delay lowers the first delay too
-    if (given.initialMs === undefined && given.capMs !== undefined && given.capMs < defaults.initialMs) {
+    if (
+      given.initialMs === undefined && given.capMs !== undefined && given.capMs < defaults.initialMs
+    ) {
       merged.initialMs = given.capMs;
     }
     return new Backoff(merged);
@@ -85,7 +87,12 @@ export function resolveWatcherOptions(
     initialResourceVersion: options.initialResourceVersion ?? "",
     expectedKind: options.expectedKind,
     pageSize,
-    minWatchTimeoutMs: duration("minWatchTimeoutMs", options.minWatchTimeoutMs, D.minWatchTimeoutMs, 1000),
+    minWatchTimeoutMs: duration(
+      "minWatchTimeoutMs",
+      options.minWatchTimeoutMs,
+      D.minWatchTimeoutMs,
+      1000,
+    ),
     idleTimeoutMs: options.idleTimeoutMs === undefined
       ? undefined
       : duration("idleTimeoutMs", options.idleTimeoutMs, 0, 1),

@@ -81,12 +81,17 @@ export interface Transition {
 
 /** The first phase: a list (or a streaming list) from `initialRv`, or from `"0"` when none is known. */
 export function initialState(initialRv: string, useStreamingList: boolean): MachineState {
-  return { phase: listPhase(useStreamingList, initialRv, initialRv || "0"), streaming: useStreamingList };
+  return {
+    phase: listPhase(useStreamingList, initialRv, initialRv || "0"),
+    streaming: useStreamingList,
+  };
 }
 
 /** The phase that lists at `listRv` (streaming from `streamRv` when streaming is on). */
 function listPhase(streaming: boolean, streamRv: string, listRv: string): Phase {
-  return streaming ? { kind: "stream", rv: streamRv, listRv, failures: 0 } : { kind: "list", rv: listRv };
+  return streaming
+    ? { kind: "stream", rv: streamRv, listRv, failures: 0 }
+    : { kind: "list", rv: listRv };
 }
 
 /** A relist from `rv`, the last version the consumer has applied. */
@@ -120,7 +125,10 @@ export function next(state: MachineState, outcome: Outcome, limits: MachineLimit
   switch (phase.kind) {
     case "list": {
       if (outcome.kind === "listed") {
-        return { state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } }, wait: "none" };
+        return {
+          state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } },
+          wait: "none",
+        };
       }
       if (outcome.kind !== "failed") return bugOutcome(state, phase.rv);
       if (outcome.failure === "expired") {
@@ -134,7 +142,10 @@ export function next(state: MachineState, outcome: Outcome, limits: MachineLimit
     }
     case "stream": {
       if (outcome.kind === "synced") {
-        return { state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } }, wait: "none" };
+        return {
+          state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } },
+          wait: "none",
+        };
       }
       if (outcome.kind === "listed") return bugOutcome(state, phase.rv);
       if (outcome.kind === "failed" && outcome.failure === "unsupported") {
@@ -161,10 +172,17 @@ export function next(state: MachineState, outcome: Outcome, limits: MachineLimit
           reportEnd,
         };
       }
-      return { state: { ...state, phase: { ...phase, failures } }, wait: "backoff", relist: "list-failed", reportEnd };
+      return {
+        state: { ...state, phase: { ...phase, failures } },
+        wait: "backoff",
+        relist: "list-failed",
+        reportEnd,
+      };
     }
     case "watch": {
-      if (outcome.kind === "listed" || outcome.kind === "synced") return bugOutcome(state, phase.rv);
+      if (outcome.kind === "listed" || outcome.kind === "synced") {
+        return bugOutcome(state, phase.rv);
+      }
       const rewatch = (wait: WaitKind, reportEnd?: "short-watch"): Transition => ({
         state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: false } },
         wait,

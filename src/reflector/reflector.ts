@@ -8,7 +8,12 @@ import {
   type ResolvedWatcherOptions,
   resolveWatcherOptions,
 } from "./_resolve_watcher_options.ts";
-import type { ErrorPhase, WatcherObserver, WatcherOptions, WatcherState } from "./watcher_options.ts";
+import type {
+  ErrorPhase,
+  WatcherObserver,
+  WatcherOptions,
+  WatcherState,
+} from "./watcher_options.ts";
 import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
 
 /**
@@ -159,7 +164,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
       shouldResync,
       ...rest
     } = options;
-    if (typeof resyncPeriodMs !== "number" || !Number.isFinite(resyncPeriodMs) || resyncPeriodMs < 0) {
+    if (
+      typeof resyncPeriodMs !== "number" || !Number.isFinite(resyncPeriodMs) || resyncPeriodMs < 0
+    ) {
       throw new RangeError(`Reflector: resyncPeriodMs must be >= 0, got ${resyncPeriodMs}`);
     }
     if (shouldResync !== undefined && typeof shouldResync !== "function") {

@@ -119,7 +119,11 @@ function failed(failure: FailureKind, rv: string, events: number, durationMs: nu
 }
 
 /** The wait in ms for a wait kind: backoff schedules, with `Retry-After` capped by `maxRetryAfterMs`. */
-function waitMs(o: ResolvedWatcherOptions, wait: WaitKind, retryAfterMs: number | undefined): number {
+function waitMs(
+  o: ResolvedWatcherOptions,
+  wait: WaitKind,
+  retryAfterMs: number | undefined,
+): number {
   if (wait === "none") return 0;
   const base = wait === "reconnect" ? o.reconnectBackoff.next() : o.backoff.next();
   const asked = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs > 0
@@ -271,6 +275,9 @@ async function* performWatch<T extends KubeObject>(
         yield { type: ev.type, object: ev.object, resourceVersion: rv };
       }
     }
+    // A stream that ends quietly when its request is aborted (the idle
+    // deadline, the streaming-list deadline) has failed, not ended.
+    controller.signal.throwIfAborted();
     const durationMs = clock.now() - started;
     const short = !pending && events === 0 && durationMs < o.shortWatchMs;
     const err = pending
@@ -294,7 +301,12 @@ async function* performWatch<T extends KubeObject>(
     const kind = failureKind(err, run.state.phase.kind === "stream");
     // An ERROR event that is not a 410 means the stream cannot be trusted past it: relist.
     const fromEvent = err instanceof KubeStatusError && err.request === ERROR_EVENT;
-    run.outcome = failed(fromEvent && kind !== "expired" ? "bad-data" : kind, rv, events, durationMs);
+    run.outcome = failed(
+      fromEvent && kind !== "expired" ? "bad-data" : kind,
+      rv,
+      events,
+      durationMs,
+    );
   } finally {
     clock.clearTimeout(listDeadline);
     dispose();
@@ -327,7 +339,9 @@ function eventProblem(ev: unknown): string | undefined {
   const e = ev as { type?: unknown; object?: unknown } | null;
   if (e === null || typeof e !== "object") return "not an object";
   const obj = e.object as { metadata?: unknown } | null;
-  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) return "object is not an object";
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+    return "object is not an object";
+  }
   if (e.type === "ERROR") return undefined;
   if (!["ADDED", "MODIFIED", "DELETED", "BOOKMARK"].includes(e.type as string)) {
     return "unknown event type";
@@ -454,7 +468,11 @@ function usableItems<T extends KubeObject>(
   const usable = (item: unknown, i: number): boolean => {
     if (item === null || typeof item !== "object" || Array.isArray(item)) {
       const what = item === null ? "null" : Array.isArray(item) ? "an array" : typeof item;
-      report(o, new MalformedResponseError("list item", `item ${i} is ${what}, not an object`), phase);
+      report(
+        o,
+        new MalformedResponseError("list item", `item ${i} is ${what}, not an object`),
+        phase,
+      );
       return false;
     }
     const problem = metadataProblem(item as { metadata?: unknown });

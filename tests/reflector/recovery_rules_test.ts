@@ -1,0 +1,486 @@
+/**
+ * The recovery rules on a ManualClock: a scripted ListerWatcher fails in
+ * each way a server can, and the tests advance fake time explicitly to see
+ * exactly when each request is made. Wire-level behaviour is tested over
+ * real HTTP in watcher_test.ts and hostile_server_test.ts.
+ */
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { KubeNetworkError, ListTimeoutError } from "../../src/api/errors.ts";
+import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import { MalformedResponseError } from "../../src/api/malformed_response_error.ts";
+import type { KubeObject, WatchEvent } from "../../src/api/types.ts";
+import { Indexer } from "../../src/cache/indexer.ts";
+import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
+import { systemClock } from "../../src/reflector/clock.ts";
+import { Reflector, type ReflectorOptions } from "../../src/reflector/reflector.ts";
+import type { ErrorPhase } from "../../src/reflector/watcher_options.ts";
+import { ManualClock } from "../../testkit.ts";
+import { cm, ev, events, ScriptedListerWatcher } from "./_scripted_lister_watcher.ts";
+
+const GONE = () => new KubeStatusError({ code: 410, status: { reason: "Expired" } });
+/**
+ * When the second watch starts: the first, open and quiet, is cut by its idle
+ * deadline (random 0: a 300 s watch timeout plus 30 s grace), then the
+ * reconnect backoff's first 800 ms.
+ */
+const IDLE_END = 330_000 + 800;
+const REFUSED = () => new KubeNetworkError("GET /api/v1/configmaps", new Error("ECONNREFUSED"));
+
+async function setup(
+  options: ReflectorOptions = {},
+  store: Indexer<KubeObject> = new Indexer(metaNamespaceKeyFunc),
+  before?: (lw: ScriptedListerWatcher) => void,
+) {
+  const clock = new ManualClock();
+  const lw = new ScriptedListerWatcher(clock);
+  lw.objects = [cm("a", "5"), cm("b", "6")];
+  before?.(lw);
+  const errors: Array<{ error: unknown; phase: ErrorPhase; at: number }> = [];
+  const reflector = new Reflector(lw, store, {
+    clock,
+    random: () => 0,
+    onError: (error, phase) => errors.push({ error, phase, at: clock.now() }),
+    ...options,
+  });
+  const ac = new AbortController();
+  let settled = false;
+  const done = reflector.run({ signal: ac.signal }).finally(() => (settled = true));
+  await clock.flush();
+  return {
+    clock,
+    lw,
+    reflector,
+    store,
+    errors,
+    running: () => !settled,
+    stop: async () => {
+      ac.abort();
+      await done;
+    },
+  };
+}
+
+test("a poison event on every watch from a version: relist after the backoff, and later changes are applied", async () => {
+  const t = await setup();
+  try {
+    await t.reflector.synced;
+    // From version 10 the server sends a line we cannot use, every time.
+    t.lw.onWatch = (o) =>
+      o.resourceVersion === "10"
+        ? events([{ type: "ADDED", object: { kind: "ConfigMap" } } as unknown as WatchEvent], o)
+        : events([], o);
+    t.lw.objects = [cm("a", "5")]; // b deleted at 12, behind the poison
+    t.lw.resourceVersion = "12";
+    // the open watch is cut by its idle deadline; the rewatch from 10 meets the poison
+    await t.clock.advance(330_000 + 800);
+    assert.ok(t.errors.some((e) => e.error instanceof MalformedResponseError));
+    const poisonedAt = t.errors.find((e) => e.error instanceof MalformedResponseError)!.at;
+    await t.clock.advance(799);
+    assert.equal(t.lw.of("list").length, 1, "no relist before the backoff");
+    await t.clock.advance(1);
+    assert.equal(t.lw.of("list").length, 2, "a relist once the backoff is over");
+    assert.equal(t.lw.of("list")[1].rv, "10", "from the last applied version");
+    assert.equal(t.lw.of("list")[1].at - poisonedAt, 800);
+    assert.deepEqual(t.store.listKeys(), ["ns/a"], "the delete behind the poison is seen");
+    assert.equal(t.lw.of("watch").at(-1)!.rv, "12", "the watch resumes past the poison");
+    assert.ok(t.running());
+  } finally {
+    await t.stop();
+  }
+});
+
+test("an ERROR event whose Status is not 410 relists after the backoff", async () => {
+  const t = await setup();
+  try {
+    await t.reflector.synced;
+    t.lw.onWatch = (o, n) =>
+      n === 1
+        ? events([ev("ERROR", { kind: "Status", code: 500, reason: "InternalError" } as never)], o)
+        : events([], o);
+    await t.clock.advance(300_000 * 2 + 30_000); // the first watch's idle deadline ends it
+    assert.ok(t.errors.some((e) => e.error instanceof KubeStatusError && e.error.code === 500));
+    assert.equal(t.lw.of("list").length, 2, "relisted");
+    assert.ok(t.running());
+  } finally {
+    await t.stop();
+  }
+});
+
+test("after an outage, the store catches up within 5 s of the server coming back (default options, worst jitter)", async () => {
+  const t = await setup({ random: () => 0.999 });
+  try {
+    await t.reflector.synced;
+    let down = true;
+    let expired = false;
+    t.lw.onWatch = (o) => {
+      if (down) throw REFUSED();
+      if (!expired) {
+        expired = true;
+        throw GONE(); // the restarted server no longer has our version
+      }
+      return events([], o);
+    };
+    t.lw.onList = () => {
+      if (down) throw REFUSED();
+      return { metadata: { resourceVersion: "50" }, items: [cm("a", "5"), cm("c", "49")] };
+    };
+    // The open watch is lost (its idle deadline cuts it), and the server is down.
+    await t.clock.advance(700_000);
+    const outageStart = t.clock.now();
+    const before = t.lw.calls.length;
+    await t.clock.advance(30_000);
+    const during = t.lw.calls.length - before;
+    assert.ok(during <= 30_000 / 2_000 + 2, `${during} requests in a 30 s outage`);
+    assert.ok(during >= 30_000 / 4_000 - 1, `still probing: ${during} requests`);
+    down = false;
+    const readyAt = t.clock.now();
+    let caughtUpAt: number | undefined;
+    for (let i = 0; i < 100 && caughtUpAt === undefined; i++) {
+      await t.clock.advance(100);
+      if (t.store.getByKey("ns/c")) caughtUpAt = t.clock.now();
+    }
+    assert.ok(caughtUpAt !== undefined, "caught up");
+    assert.ok(caughtUpAt! - readyAt <= 5_000, `caught up ${caughtUpAt! - readyAt} ms after ready`);
+    assert.ok(outageStart > 0);
+  } finally {
+    await t.stop();
+  }
+});
+
+test("a watch answered 410 at once after reconnecting relists at once: one wait, not two", async () => {
+  const t = await setup();
+  try {
+    await t.reflector.synced;
+    t.lw.onWatch = (o, n) => {
+      if (n === 1) throw REFUSED();
+      if (n === 2) throw GONE();
+      return events([], o);
+    };
+    await t.clock.advance(IDLE_END); // idle deadline ends watch 0, rewatch after the reconnect backoff
+    const refusedAt = t.lw.of("watch")[1].at;
+    await t.clock.advance(1_600); // the reconnect backoff's second step
+    assert.ok(t.lw.of("watch").length >= 3);
+    assert.equal(t.lw.of("watch")[2].at - refusedAt, 1_600);
+    assert.equal(t.lw.of("list").length, 2, "relisted at once after the 410");
+    assert.equal(t.lw.of("list")[1].at, t.lw.of("watch")[2].at);
+  } finally {
+    await t.stop();
+  }
+});
+
+test("Retry-After: 30 days is capped at maxRetryAfterMs; NaN, negative and non-numbers never make a zero wait", async () => {
+  for (
+    const [retryAfterMs, expected] of [
+      [30 * 86_400_000, 60_000],
+      [Number.NaN, 800],
+      [-5_000, 800],
+      [Number.POSITIVE_INFINITY, 800],
+      ["soon" as unknown as number, 800],
+    ] as const
+  ) {
+    const t = await setup();
+    try {
+      await t.reflector.synced;
+      t.lw.onWatch = (o, n) => {
+        if (n === 1) throw new KubeStatusError({ code: 429, retryAfterMs });
+        return events([], o);
+      };
+      await t.clock.advance(IDLE_END);
+      const failedAt = t.lw.of("watch")[1].at;
+      await t.clock.advance(expected - 1);
+      assert.equal(t.lw.of("watch").length, 2, `${retryAfterMs}: not before ${expected} ms`);
+      await t.clock.advance(1);
+      assert.equal(t.lw.of("watch").length, 3, `${retryAfterMs}: retried after ${expected} ms`);
+      assert.equal(t.lw.of("watch")[2].at - failedAt, expected);
+    } finally {
+      await t.stop();
+    }
+  }
+});
+
+test("no hot loop from any failure: an hour of fake time stays within the backoff schedule", async () => {
+  const HOUR = 3_600_000;
+  const bad = () => ({ metadata: { resourceVersion: {} }, items: [] }) as never;
+  const cases: Array<[string, (t: Awaited<ReturnType<typeof setup>>) => void, number]> = [
+    [
+      "list 500",
+      (t) => (t.lw.onList = () => Promise.reject(new KubeStatusError({ code: 500 }))),
+      30_000,
+    ],
+    [
+      "list 429 Retry-After NaN",
+      (
+        t,
+      ) => (t.lw.onList = () =>
+        Promise.reject(new KubeStatusError({ code: 429, retryAfterMs: NaN }))),
+      30_000,
+    ],
+    ["list refused", (t) => (t.lw.onList = () => Promise.reject(REFUSED())), 30_000],
+    ["list malformed", (t) => (t.lw.onList = bad), 30_000],
+    ["list throws synchronously", (t) => (t.lw.onList = () => {
+      throw new Error("bug");
+    }), 30_000],
+    ["watch refused", (t) => (t.lw.onWatch = () => {
+      throw REFUSED();
+    }), 2_000],
+    ["watch 503 Retry-After -1", (t) => (t.lw.onWatch = () => {
+      throw new KubeStatusError({ code: 503, retryAfterMs: -1 });
+    }), 30_000],
+    ["watch 410 at once", (t) => (t.lw.onWatch = () => {
+      throw GONE();
+    }), 30_000 / 2],
+    ["short watch", (t) => (t.lw.onWatch = (o) => events([], o, "close")), 30_000],
+    [
+      "poison event",
+      (t) => (t.lw.onWatch = (o) => events([{ type: "ADDED", object: {} } as never], o)),
+      30_000 / 2,
+    ],
+    [
+      "ERROR 500 event",
+      (t) => (t.lw.onWatch = (o) => events([ev("ERROR", { code: 500 } as never)], o)),
+      30_000 / 2,
+    ],
+    ["watch returns no iterable", (t) => (t.lw.onWatch = () => 42 as never), 30_000 / 2],
+    ["watch throws synchronously", (t) => (t.lw.onWatch = () => {
+      throw new TypeError("bug");
+    }), 30_000 / 2],
+  ];
+  for (const [name, inject, steadyGap] of cases) {
+    const t = await setup();
+    try {
+      await t.reflector.synced;
+      inject(t);
+      if (name.startsWith("list")) {
+        t.lw.onWatch = () => {
+          throw GONE();
+        };
+      }
+      await t.clock.advance(330_000); // the open watch ends at its idle deadline
+      const from = t.lw.calls.length;
+      await t.clock.advance(HOUR);
+      const n = t.lw.calls.length - from;
+      // the schedule: at most one request per steady gap, plus the ramp up to the cap
+      const allowed = HOUR / steadyGap + 12;
+      assert.ok(n <= allowed, `${name}: ${n} requests in an hour, allowed ${allowed}`);
+      assert.ok(n >= HOUR / (steadyGap * 2) / 2, `${name}: still trying (${n} requests)`);
+      assert.ok(t.running(), `${name}: run() goes on`);
+      assert.ok(t.errors.length > 0, `${name}: reported`);
+    } finally {
+      await t.stop();
+    }
+  }
+});
+
+test("a store that fails to apply an event is reported, and the reflector relists after the backoff", async () => {
+  let failOnce = true;
+  class Flaky extends Indexer<KubeObject> {
+    override update(obj: KubeObject): void {
+      if (obj.metadata.name === "c" && failOnce) {
+        failOnce = false;
+        throw new Error("disk full");
+      }
+      super.update(obj);
+    }
+  }
+  const t = await setup({}, new Flaky(metaNamespaceKeyFunc));
+  try {
+    await t.reflector.synced;
+    t.lw.onWatch = (o, n) => n === 1 ? events([ev("ADDED", cm("c", "11"))], o) : events([], o);
+    t.lw.objects = [cm("a", "5"), cm("b", "6"), cm("c", "11")];
+    t.lw.resourceVersion = "11";
+    await t.clock.advance(IDLE_END);
+    const failure = t.errors.find((e) => e.phase === "store");
+    assert.ok(failure, "reported with phase store");
+    await t.clock.advance(799);
+    assert.equal(t.lw.of("list").length, 1);
+    await t.clock.advance(1);
+    assert.equal(t.lw.of("list").length, 2, "relisted after the backoff");
+    assert.equal(t.lw.of("list")[1].rv, "10", "from the last version applied");
+    assert.ok(t.store.getByKey("ns/c"), "the missed object arrives with the relist");
+    assert.ok(t.running());
+  } finally {
+    await t.stop();
+  }
+});
+
+test("a ListerWatcher that throws synchronously or returns no async iterable is reported; run() goes on", async () => {
+  for (const kind of ["list-throws", "watch-throws", "watch-not-iterable"] as const) {
+    const t = await setup({}, undefined, (lw) => {
+      if (kind !== "list-throws") return;
+      let n = 0;
+      lw.list = (o) => {
+        if (n++ === 0) throw new TypeError("broken lister");
+        return ScriptedListerWatcher.prototype.list.call(lw, o);
+      };
+    });
+    try {
+      if (kind === "list-throws") await t.clock.advance(800);
+      await t.reflector.synced;
+      if (kind !== "list-throws") {
+        t.lw.onWatch = (o, n) => {
+          if (n !== 1) return events([], o);
+          if (kind === "watch-throws") throw new TypeError("broken watcher");
+          return null as never;
+        };
+        await t.clock.advance(IDLE_END + 800);
+      }
+      assert.ok(t.errors.length >= 1, `${kind}: reported`);
+      assert.ok(t.running(), `${kind}: run() goes on`);
+      assert.equal(t.lw.of("list").length, kind === "list-throws" ? 1 : 2, `${kind}: relisted`);
+    } finally {
+      await t.stop();
+    }
+  }
+});
+
+test("streaming list: a DELETED or MODIFIED before the end bookmark updates the pending snapshot", async () => {
+  const t = await setup({ useStreamingList: true }, undefined, (lw) => {
+    lw.onWatch = (o) =>
+      events([
+        ev("ADDED", cm("a", "5")),
+        ev("ADDED", cm("b", "6")),
+        ev("MODIFIED", cm("a", "7", { v: "2" })),
+        ev("DELETED", cm("b", "8")),
+        ev("ADDED", cm("c", "9")),
+        ev("BOOKMARK", {
+          metadata: { resourceVersion: "9", annotations: { "k8s.io/initial-events-end": "true" } },
+        } as KubeObject),
+        ev("DELETED", cm("c", "10")),
+      ], o);
+  });
+  try {
+    await t.clock.flush();
+    await t.reflector.synced;
+    assert.deepEqual(t.store.listKeys().sort(), ["ns/a"]);
+    assert.deepEqual((t.store.getByKey("ns/a") as unknown as { data: unknown }).data, { v: "2" });
+    assert.equal(t.lw.of("list").length, 0, "no LIST");
+    assert.equal(t.reflector.lastSyncResourceVersion, "10", "the same stream goes on as a watch");
+  } finally {
+    await t.stop();
+  }
+});
+
+test("streaming lists that fail repeatedly fall back to a paginated LIST; one without its bookmark is bounded by listTimeoutMs", async () => {
+  let n = 0;
+  const t = await setup({ useStreamingList: true, listTimeoutMs: 10_000 }, undefined, (lw) => {
+    lw.onWatch = (o) => {
+      n++;
+      if (n === 1) return events([ev("ADDED", cm("a", "5"))], o, "close"); // ends without bookmark
+      if (n === 2) throw REFUSED(); // fails mid-way
+      return events([ev("ADDED", cm("a", "5"))], o); // never sends its bookmark
+    };
+  });
+  try {
+    await t.clock.advance(800); // after the first failure
+    await t.clock.advance(1_600); // after the second
+    assert.equal(t.lw.of("list").length, 0);
+    await t.clock.advance(10_000); // the third attempt hits its deadline
+    assert.ok(t.errors.some((e) => e.error instanceof ListTimeoutError));
+    await t.clock.advance(3_200);
+    assert.equal(t.lw.of("list").length, 1, "one LIST after three failed streaming attempts");
+    assert.equal((t.lw.of("list")[0].options as { limit?: number }).limit, 500, "paginated");
+    await t.reflector.synced;
+    assert.deepEqual(t.store.listKeys().sort(), ["ns/a", "ns/b"]);
+  } finally {
+    await t.stop();
+  }
+});
+
+test("list items that are null, numbers, arrays or lack metadata are reported and left out, with or without expectedKind", async () => {
+  for (const expectedKind of [undefined, "ConfigMap"]) {
+    const t = await setup({ expectedKind }, undefined, (lw) => {
+      lw.objects = [cm("a", "5"), null, 42, [1], { kind: "ConfigMap" }, cm("b", "6")] as never;
+    });
+    try {
+      await t.reflector.synced;
+      assert.deepEqual(t.store.listKeys().sort(), ["ns/a", "ns/b"]);
+      const malformed = t.errors.filter((e) => e.error instanceof MalformedResponseError);
+      assert.equal(malformed.length, 4, `${expectedKind}: each reported`);
+      assert.ok(t.running());
+    } finally {
+      await t.stop();
+    }
+  }
+});
+
+test("periods beyond setTimeout's limit work as written: a 30-day resync fires after 30 days, not every millisecond", async () => {
+  let resyncs = 0;
+  class Counting extends Indexer<KubeObject> {
+    override resync(): void {
+      resyncs++;
+    }
+  }
+  const DAY = 86_400_000;
+  const t = await setup(
+    { resyncPeriodMs: 30 * DAY, minWatchTimeoutMs: 40 * DAY },
+    new Counting(metaNamespaceKeyFunc),
+  );
+  try {
+    await t.reflector.synced;
+    await t.clock.advance(30 * DAY - 1);
+    assert.equal(resyncs, 0);
+    await t.clock.advance(1);
+    assert.equal(resyncs, 1);
+  } finally {
+    await t.stop();
+  }
+  // the real clock splits long timers instead of firing them at once
+  let fired = false;
+  const h = systemClock.setTimeout(() => (fired = true), 2 ** 31 + 5);
+  await new Promise((r) => setTimeout(r, 20));
+  systemClock.clearTimeout(h);
+  assert.equal(fired, false);
+  assert.throws(() => systemClock.setTimeout(() => {}, NaN), RangeError);
+});
+
+test("absurd option values are refused at construction with a RangeError or TypeError", () => {
+  const lw = new ScriptedListerWatcher(new ManualClock());
+  const store = new Indexer(metaNamespaceKeyFunc);
+  for (
+    const options of [
+      { resyncPeriodMs: Infinity },
+      { resyncPeriodMs: NaN },
+      { listTimeoutMs: -1 },
+      { maxRetryAfterMs: Infinity },
+      { idleTimeoutMs: Infinity },
+      { minWatchTimeoutMs: NaN },
+      { backoff: { capMs: Infinity } },
+      { reconnectBackoff: { initialMs: -1 } },
+      { streamingListAttempts: 0 },
+      { pageSize: 1.5 },
+    ] as ReflectorOptions[]
+  ) {
+    assert.throws(() => new Reflector(lw, store, options), RangeError, JSON.stringify(options));
+  }
+  assert.throws(() => new Reflector(lw, store, { backoff: 5 as never }), TypeError);
+});
+
+test("status shows when the store is stale: watching, since when, the last event and error", async () => {
+  const t = await setup();
+  try {
+    await t.reflector.synced;
+    await t.clock.flush();
+    assert.equal(t.reflector.status.state, "watching");
+    assert.equal(t.reflector.status.watching, true);
+    t.lw.onWatch = () => {
+      throw REFUSED();
+    };
+    await t.clock.advance(330_000);
+    const s = t.reflector.status;
+    assert.equal(s.watching, false);
+    assert.equal(s.state, "waiting");
+    assert.equal(s.since, 330_000, "stale since the watch was lost");
+    assert.ok(s.lastError?.error instanceof Error);
+    await t.clock.advance(10_000);
+    assert.equal(t.reflector.status.since, 330_000, "still stale since then");
+    t.lw.onWatch = (o) =>
+      events([ev("BOOKMARK", { metadata: { resourceVersion: "11" } } as never)], o);
+    await t.clock.advance(2_000);
+    assert.equal(t.reflector.status.watching, true);
+    assert.ok(t.reflector.status.lastEventAt! >= 340_000);
+  } finally {
+    await t.stop();
+  }
+  assert.equal(t.reflector.status.state, "stopped");
+});

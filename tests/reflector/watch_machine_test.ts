@@ -1,0 +1,306 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import {
+  type FailureKind,
+  initialState,
+  type MachineState,
+  next,
+  type Outcome,
+  type Phase,
+} from "../../src/reflector/_watch_machine.ts";
+
+const limits = { shortWatchMs: 1_000, streamingListAttempts: 3 };
+const S = (phase: Phase, streaming = false): MachineState => ({ phase, streaming });
+const list = (rv: string): Phase => ({ kind: "list", rv });
+const stream = (rv: string, listRv = rv, failures = 0): Phase => ({
+  kind: "stream",
+  rv,
+  listRv,
+  failures,
+});
+const watch = (rv: string, fresh = false): Phase => ({ kind: "watch", rv, fresh });
+const fail = (failure: FailureKind, rv = "7", durationMs = 5_000, events = 0): Outcome => ({
+  kind: "failed",
+  failure,
+  rv,
+  events,
+  durationMs,
+});
+const ended = (rv: string, events: number, durationMs: number): Outcome => ({
+  kind: "ended",
+  rv,
+  events,
+  durationMs,
+});
+
+/** [name, state, outcome, next state, wait, relist reason] */
+const rows: Array<[string, MachineState, Outcome, MachineState, string, string | undefined]> = [
+  // lists
+  [
+    "a list completes: watch from its version",
+    S(list("0")),
+    { kind: "listed", rv: "5" },
+    S(watch("5", true)),
+    "none",
+    undefined,
+  ],
+  [
+    "a list at a version is gone: consistent list at once",
+    S(list("5")),
+    fail("expired"),
+    S(list("")),
+    "none",
+    "expired",
+  ],
+  [
+    'a list at "0" is gone: consistent list at once',
+    S(list("0")),
+    fail("expired"),
+    S(list("")),
+    "none",
+    "expired",
+  ],
+  [
+    "a consistent list is gone: retry after the backoff",
+    S(list("")),
+    fail("expired"),
+    S(list("")),
+    "backoff",
+    "expired",
+  ],
+  [
+    "a list gets no answer: same list after the backoff (client-go)",
+    S(list("5")),
+    fail("no-answer"),
+    S(list("5")),
+    "backoff",
+    "list-failed",
+  ],
+  [
+    "a list answered 5xx: same list after the backoff",
+    S(list("5")),
+    fail("answered"),
+    S(list("5")),
+    "backoff",
+    "list-failed",
+  ],
+  [
+    "a malformed list: same list after the backoff",
+    S(list("0")),
+    fail("bad-data"),
+    S(list("0")),
+    "backoff",
+    "list-failed",
+  ],
+  [
+    "a bug while listing: same list after the backoff",
+    S(list("0")),
+    fail("bug"),
+    S(list("0")),
+    "backoff",
+    "list-failed",
+  ],
+  // watches
+  [
+    "a watch closes cleanly: rewatch from its last version at once",
+    S(watch("5", true)),
+    ended("9", 3, 300_000),
+    S(watch("9")),
+    "none",
+    undefined,
+  ],
+  [
+    "a quiet watch closes at its timeout: rewatch at once",
+    S(watch("5")),
+    ended("5", 0, 300_000),
+    S(watch("5")),
+    "none",
+    undefined,
+  ],
+  [
+    "a short watch: rewatch after the backoff",
+    S(watch("5")),
+    ended("5", 0, 10),
+    S(watch("5")),
+    "backoff",
+    undefined,
+  ],
+  [
+    "a watch with no answer: rewatch after the reconnect backoff",
+    S(watch("5")),
+    fail("no-answer", "8"),
+    S(watch("8")),
+    "reconnect",
+    undefined,
+  ],
+  [
+    "a watch answered 429/5xx: rewatch after the backoff",
+    S(watch("5")),
+    fail("answered", "5", 3),
+    S(watch("5")),
+    "backoff",
+    undefined,
+  ],
+  [
+    "a watch answered 410 after a while: relist at once",
+    S(watch("5", true)),
+    fail("expired", "9", 60_000, 4),
+    S(list("9")),
+    "none",
+    "expired",
+  ],
+  [
+    "a rewatch answered 410 at once (after an outage): relist at once, no second wait",
+    S(watch("5")),
+    fail("expired", "5", 3),
+    S(list("5")),
+    "none",
+    "expired",
+  ],
+  [
+    "the first watch after a list answered 410 at once: relist after the backoff",
+    S(watch("5", true)),
+    fail("expired", "5", 3),
+    S(list("5")),
+    "backoff",
+    "expired",
+  ],
+  [
+    "a poison event: relist from the last applied version after the backoff",
+    S(watch("5")),
+    fail("bad-data", "6", 20, 1),
+    S(list("6")),
+    "backoff",
+    "watch-failed",
+  ],
+  [
+    "a bug while watching: relist after the backoff",
+    S(watch("5")),
+    fail("bug", "5"),
+    S(list("5")),
+    "backoff",
+    "watch-failed",
+  ],
+  [
+    "streaming on: a relist is a streaming list",
+    S(watch("5"), true),
+    fail("bad-data", "6"),
+    S(stream("6"), true),
+    "backoff",
+    "watch-failed",
+  ],
+  // streaming lists
+  [
+    "a streaming list's end bookmark: the same request goes on as a watch",
+    S(stream(""), true),
+    { kind: "synced", rv: "12" },
+    S(watch("12", true), true),
+    "none",
+    undefined,
+  ],
+  [
+    "a server without streaming lists: LIST for good",
+    S(stream("", "0"), true),
+    fail("unsupported"),
+    S(list("0"), false),
+    "none",
+    "streaming-fallback",
+  ],
+  [
+    "a streaming list from a version gone: consistent streaming list at once",
+    S(stream("5"), true),
+    fail("expired"),
+    S(stream("", ""), true),
+    "none",
+    "expired",
+  ],
+  [
+    "a streaming list ends without its bookmark: retry after the backoff",
+    S(stream("", "0"), true),
+    ended("", 10, 2_000),
+    S(stream("", "0", 1), true),
+    "backoff",
+    "list-failed",
+  ],
+  [
+    "a streaming list fails mid-stream: retry after the backoff",
+    S(stream("", "0", 1), true),
+    fail("no-answer"),
+    S(stream("", "0", 2), true),
+    "backoff",
+    "list-failed",
+  ],
+  [
+    "a third streaming failure in a row: one paginated LIST",
+    S(stream("", "0", 2), true),
+    fail("answered"),
+    S(list("0"), true),
+    "backoff",
+    "streaming-fallback",
+  ],
+];
+
+for (const [name, state, outcome, want, wait, reason] of rows) {
+  test(`watch machine: ${name}`, () => {
+    const t = next(state, outcome, limits);
+    assert.deepEqual(t.state, want);
+    assert.equal(t.wait, wait);
+    assert.equal(t.relist, reason);
+  });
+}
+
+test('watch machine: the first phase lists at "0", or from a known version; streams when asked', () => {
+  assert.deepEqual(initialState("", false), S(list("0")));
+  assert.deepEqual(initialState("42", false), S(list("42")));
+  assert.deepEqual(initialState("", true), S(stream("", "0"), true));
+  assert.deepEqual(initialState("42", true), S(stream("42", "42"), true));
+});
+
+test("watch machine: an outcome that cannot follow its phase relists after the backoff", () => {
+  const t = next(S(watch("5")), { kind: "listed", rv: "9" }, limits);
+  assert.deepEqual(t.state, S(list("5")));
+  assert.equal(t.wait, "backoff");
+});
+
+test("watch machine: every (phase, outcome) pair has a rule that makes progress or waits", () => {
+  const phases: Phase[] = [
+    list("0"),
+    list(""),
+    list("5"),
+    stream(""),
+    stream("5", "5", 2),
+    watch("5", true),
+    watch("5"),
+  ];
+  const kinds: FailureKind[] = [
+    "expired",
+    "unsupported",
+    "no-answer",
+    "answered",
+    "bad-data",
+    "bug",
+  ];
+  const outcomes: Outcome[] = [
+    { kind: "listed", rv: "9" },
+    { kind: "synced", rv: "9" },
+    ended("9", 0, 1),
+    ended("9", 2, 60_000),
+    ...kinds.flatMap((k) => [fail(k, "9", 1), fail(k, "9", 60_000, 5)]),
+  ];
+  for (const streaming of [false, true]) {
+    for (const phase of phases) {
+      for (const outcome of outcomes) {
+        const t = next(S(phase, streaming), outcome, limits);
+        assert.ok(["none", "reconnect", "backoff"].includes(t.wait));
+        // A failure or an empty short watch never leads straight back to the same request
+        // without a wait, unless the next request differs (a consistent read, a relist, a fallback).
+        const same = JSON.stringify(t.state.phase) === JSON.stringify(phase);
+        const failedNow = outcome.kind === "failed" ||
+          (outcome.kind === "ended" && outcome.events === 0 && outcome.durationMs < 1_000);
+        if (failedNow && same) {
+          assert.notEqual(t.wait, "none", `${JSON.stringify([phase, outcome])}`);
+        }
+      }
+    }
+  }
+});
