@@ -11,7 +11,7 @@ import {
   noopMetrics,
   type ReflectorMetrics,
 } from "../metrics/reflector_metrics.ts";
-import { Reflector, type RunOptions } from "../reflector/reflector.ts";
+import { Reflector, type ReflectorStatus, type RunOptions } from "../reflector/reflector.ts";
 import type { ErrorHandler, ErrorPhase } from "../reflector/watcher_options.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { changeIterator } from "./_change_iterator.ts";
@@ -141,6 +141,14 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** The resourceVersion the cache reflects. */
   get lastSyncResourceVersion(): string {
     return this.#reflector.lastSyncResourceVersion;
+  }
+
+  /**
+   * Whether the cache is current (a watch is open), since when, the last
+   * event and error: what a health check reads (see {@linkcode ReflectorStatus}).
+   */
+  get status(): ReflectorStatus {
+    return this.#reflector.status;
   }
 
   /** True once the cache holds a complete list (handlers may still be catching up). */

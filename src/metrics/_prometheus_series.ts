@@ -13,6 +13,7 @@ const RELIST_REASONS = [
   "expired",
   "list_failed",
   "streaming_fallback",
+  "watch_failed",
   "other",
 ] as const;
 const LIST_SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -24,6 +25,10 @@ const ITEMS = [0, 1, 10, 100, 1_000, 10_000, 100_000];
 export interface Live {
   refs: number;
   lastEventAt: number;
+  /** A watch is open (the watcher's `state` is `"watching"`). */
+  watching: boolean;
+  /** When `watching` last became false (`Date.now()`). */
+  staleSince: number;
   sources: Set<ReflectorMetricsSources>;
 }
 
@@ -124,6 +129,16 @@ export function createSeries<R extends PromRegistryLike>(
     "reflector_seconds_since_last_event",
     "Seconds since the last list, event or bookmark.",
     (l, now) => (now - l.lastEventAt) / 1000,
+  );
+  sampled(
+    "reflector_watching",
+    "1 while a watch is open and the store is current, 0 while listing, reconnecting or backing off.",
+    (l) => (l.watching ? 1 : 0),
+  );
+  sampled(
+    "reflector_seconds_not_watching",
+    "Seconds since the store was last current (0 while watching): how stale it may be.",
+    (l, now) => (l.watching ? 0 : (now - l.staleSince) / 1000),
   );
   sampled(
     "informer_handler_queue_depth",

@@ -76,6 +76,8 @@ const cache = new WeakMap<PromRegistryLike, Map<string, PrometheusMetrics>>();
  * `reflector_watch_duration_seconds`, `reflector_watch_items`,
  * `reflector_watch_errors_total{reason}`, `reflector_last_resource_version`,
  * `reflector_store_objects`, `reflector_seconds_since_last_event`,
+ * `reflector_watching` (1 while a watch is open), `reflector_seconds_not_watching`
+ * (how long the store has not been current; 0 while watching),
  * `informer_handler_queue_depth`, `informer_handler_duration_seconds`,
  * `informer_handler_errors_total`, `informer_handler_queue_overflows_total`.
  *
@@ -136,7 +138,11 @@ function createAdapter<R extends PromRegistryLike>(
       }
       let l = live.get(name);
       if (!l) {
-        live.set(name, l = { refs: 0, lastEventAt: Date.now(), sources: new Set() });
+        const now = Date.now();
+        live.set(
+          name,
+          l = { refs: 0, lastEventAt: now, watching: false, staleSince: now, sources: new Set() },
+        );
         for (const c of [m.lists, m.watches, m.shortWatches, m.handlerErrors, m.overflows]) {
           c.inc({ name }, 0);
         }
@@ -172,6 +178,11 @@ function createAdapter<R extends PromRegistryLike>(
           m.watchItems.observe(labels, events);
           if (short) m.shortWatches.inc(labels);
           if (error !== undefined) m.watchErrors.inc({ name, reason: errorReason(error) });
+        }),
+        state: guard(({ state }) => {
+          const watching = state === "watching";
+          if (entry.watching && !watching) entry.staleSince = Date.now();
+          entry.watching = watching;
         }),
         event: guard((_type, resourceVersion) => {
           entry.lastEventAt = Date.now();

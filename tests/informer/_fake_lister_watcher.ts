@@ -140,6 +140,7 @@ export class FakeListerWatcher implements ListerWatcher {
     }
     const stream: Stream = { queue: this.#log.filter((e) => e.rv > from).map((e) => e.ev) };
     this.#streams.add(stream);
+    options.onConnected?.();
     try {
       while (true) {
         signal?.throwIfAborted();

@@ -43,6 +43,8 @@ test("prometheus adapter records a running informer's lists, watches, errors, st
     assert.equal(value(text, `kube_reflector_store_objects${n}`), 3);
     assert.equal(value(text, `kube_reflector_last_resource_version${n}`), 104);
     assert.ok(value(text, `kube_reflector_seconds_since_last_event${n}`)! < 5);
+    assert.equal(value(text, `kube_reflector_watching${n}`), 1);
+    assert.equal(value(text, `kube_reflector_seconds_not_watching${n}`), 0);
     assert.equal(value(text, `kube_informer_handler_queue_depth${n}`), 0);
     assert.equal(value(text, `kube_informer_handler_errors_total${n}`), 1);
     assert.equal(
@@ -73,6 +75,28 @@ test("prometheus adapter classifies list and watch errors and short watches with
   assert.equal(value(text, `x_reflector_relists_total{name="r",reason="streaming_fallback"}`), 1);
   assert.equal(value(text, `x_reflector_watch_errors_total{name="r",reason="short_watch"}`), 1);
   assert.equal(value(text, `x_reflector_short_watches_total{name="r"}`), 1);
+  m.dispose();
+  assert.equal(await seriesCount(registry), 0);
+});
+
+test("prometheus adapter shows staleness: watching, and seconds not watching since the watch was lost", async () => {
+  const registry = new promClient.Registry();
+  const m = prometheusMetrics({ client, registry, prefix: "s_" }).reflector("r");
+  m.state?.({ state: "listing" });
+  let text = await registry.metrics();
+  assert.equal(value(text, `s_reflector_watching{name="r"}`), 0);
+  m.state?.({ state: "watching" });
+  text = await registry.metrics();
+  assert.equal(value(text, `s_reflector_watching{name="r"}`), 1);
+  assert.equal(value(text, `s_reflector_seconds_not_watching{name="r"}`), 0);
+  m.state?.({ state: "waiting", waitMs: 800 });
+  await new Promise((r) => setTimeout(r, 30));
+  text = await registry.metrics();
+  assert.equal(value(text, `s_reflector_watching{name="r"}`), 0);
+  assert.ok(value(text, `s_reflector_seconds_not_watching{name="r"}`)! >= 0.02);
+  m.relist?.("watch-failed");
+  text = await registry.metrics();
+  assert.equal(value(text, `s_reflector_relists_total{name="r",reason="watch_failed"}`), 1);
   m.dispose();
   assert.equal(await seriesCount(registry), 0);
 });
