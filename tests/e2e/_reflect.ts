@@ -11,6 +11,7 @@ import {
   type KubeObject,
   metaNamespaceKeyFunc,
   Reflector,
+  type ReflectorOptions,
   resourceListerWatcher,
   resourcePath,
 } from "../../mod.ts";
@@ -33,7 +34,11 @@ export interface Target {
 }
 
 /** Starts a reflector over `target` through `client` with fast backoff. */
-export function startReflector(client: KubeClient, target: Target): RunningReflector {
+export function startReflector(
+  client: KubeClient,
+  target: Target,
+  options: ReflectorOptions = { backoff: { initialMs: 100, capMs: 1000 } },
+): RunningReflector {
   const lw = resourceListerWatcher(client, {
     apiVersion: target.apiVersion,
     resource: target.resource,
@@ -44,8 +49,8 @@ export function startReflector(client: KubeClient, target: Target): RunningRefle
   const reflector = new Reflector(lw, store, {
     name: `e2e-${target.resource}`,
     expectedKind: target.kind,
-    backoff: { initialMs: 100, capMs: 1000 },
     onError: (error, phase) => errors.push({ error, phase }),
+    ...options,
   });
   const ac = new AbortController();
   const done = reflector.run({ signal: ac.signal });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { loadKubeConfig } from "../../kubeconfig.ts";
 import { KubeStatusError } from "../../mod.ts";
-import { e2eTest, startCluster } from "./_cluster.ts";
+import { e2eTest, eventually, startCluster } from "./_cluster.ts";
 import {
   assertStoreEqualsServer,
   churnConfigMaps,
@@ -35,6 +35,51 @@ e2eTest(
         await churnConfigMaps(admin, target.namespace, { ops: 60, seed: 13, prefix: "after" });
         await assertStoreEqualsServer(r, admin, target);
         assert.ok(r.errors.length > 0, "the outage was reported to onError");
+      } finally {
+        await r.stop();
+        await conn.close();
+      }
+    } finally {
+      await cluster.stop();
+    }
+  },
+);
+
+e2eTest(
+  "after an API server outage, a change made once /readyz passes reaches the store within seconds (default options)",
+  async () => {
+    const cluster = await startCluster();
+    try {
+      const admin = cluster.admin.client;
+      await createNamespace(admin, target.namespace);
+      await churnConfigMaps(admin, target.namespace, { ops: 20, seed: 41 });
+      const conn = await loadKubeConfig({ path: cluster.kubeconfigs.token, env: {} });
+      const r = startReflector(conn.client, target, {}); // the default backoffs
+      try {
+        await r.reflector.synced;
+        await eventually(() => r.reflector.status.watching, "watching", 10_000);
+        await cluster.stopApiserver();
+        // long enough for the reconnect backoff to reach its cap (0.8, 1.6, 2 s ...)
+        await new Promise((resolve) => setTimeout(resolve, 8_000));
+        assert.equal(r.reflector.status.watching, false, "the status shows the store is stale");
+        await cluster.startApiserver(); // returns once /readyz passes
+        const readyAt = Date.now();
+        await admin.requestJson(`/api/v1/namespaces/${target.namespace}/configmaps`, {
+          method: "POST",
+          body: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "after-outage" } },
+        });
+        await eventually(
+          () => r.store.getByKey(`${target.namespace}/after-outage`) !== undefined,
+          "the change in the store",
+          30_000,
+        );
+        const ms = Date.now() - readyAt;
+        // A measurement (the exact bound is tested on fake time in
+        // recovery_rules_test.ts); the loose bound only catches a return of
+        // the old behaviour (85 s: both backoffs at their 30 s cap, twice).
+        console.log(`e2e: change reached the store ${ms} ms after /readyz passed`);
+        assert.ok(ms < 20_000, `caught up ${ms} ms after the server was ready`);
+        await assertStoreEqualsServer(r, admin, target);
       } finally {
         await r.stop();
         await conn.close();
