@@ -413,13 +413,18 @@ async function listWithDeadline<T extends KubeObject>(
   });
 }
 
-/** A list result must have an items array and a string resourceVersion. */
+/** A list result must have an items array and a non-empty string resourceVersion. */
 function checkList<T extends KubeObject>(result: ListResult<T>): ListResult<T> {
   if (result === null || typeof result !== "object" || !Array.isArray(result.items)) {
     throw new MalformedResponseError("list", "items is not an array");
   }
   if (typeof result.resourceVersion !== "string") {
     throw new MalformedResponseError("list", "metadata.resourceVersion is not a string");
+  }
+  if (result.resourceVersion === "") {
+    // A list is exact at some version; without one, the next watch would
+    // start "from now" and silently miss what happened in between.
+    throw new MalformedResponseError("list", "metadata.resourceVersion is missing");
   }
   return result;
 }

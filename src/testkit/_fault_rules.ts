@@ -35,14 +35,23 @@ export class FaultRules {
     };
   }
 
-  /** The fault for this request, if a rule matches; uses up one of its times. */
-  take(verb: RequestVerb, resource?: string, namespace?: string): Fault | undefined {
+  /**
+   * The fault for this request, if a rule matches; uses up one of its
+   * times. `resourceVersion`: the request's query parameter (`""` if absent).
+   */
+  take(
+    verb: RequestVerb,
+    resource?: string,
+    namespace?: string,
+    resourceVersion = "",
+  ): Fault | undefined {
     for (const active of this.#rules) {
       const { rule } = active;
       const verbOk = (rule.verb ?? "any") === "any" || rule.verb === verb;
       const resourceOk = rule.resource === undefined || rule.resource === resource;
       const namespaceOk = rule.namespace === undefined || rule.namespace === namespace;
-      if (!verbOk || !resourceOk || !namespaceOk) continue;
+      const rvOk = rule.resourceVersion === undefined || rule.resourceVersion === resourceVersion;
+      if (!verbOk || !resourceOk || !namespaceOk || !rvOk) continue;
       active.fired++;
       active.remaining--;
       if (active.remaining <= 0) this.#remove(active);
@@ -79,6 +88,14 @@ function validate(rule: FaultRule): void {
     throw new TypeError(`inject: unknown fault kind ${JSON.stringify(fault?.kind)}`);
   }
   if (!VERBS.has(verb)) throw new TypeError(`inject: unknown verb ${JSON.stringify(verb)}`);
+  if (rule.resourceVersion !== undefined && typeof rule.resourceVersion !== "string") {
+    throw new TypeError(`inject: resourceVersion must be a string, got ${rule.resourceVersion}`);
+  }
+  if ("retryAfter" in fault && fault.retryAfter !== undefined) {
+    if (typeof fault.retryAfter !== "string" || /[\r\n]/.test(fault.retryAfter)) {
+      throw new TypeError("inject: retryAfter must be a string without line breaks");
+    }
+  }
   if (!(times >= 1) || (times !== Infinity && !Number.isInteger(times))) {
     throw new RangeError(`inject: times must be a positive integer or Infinity, got ${times}`);
   }

@@ -86,7 +86,12 @@ async function serve(
   const tokens = deps.tokens();
   if (tokens && !tokens.has(bearerToken(record.authorization))) return reply.status(unauthorized());
 
-  const fault = deps.faults.take(route.verb, record.resource, record.namespace);
+  const fault = deps.faults.take(
+    route.verb,
+    record.resource,
+    record.namespace,
+    url.searchParams.get("resourceVersion") ?? "",
+  );
   if (fault && answeredByFault(reply, route, fault)) return;
 
   if (route.kind === "not-found") {

@@ -61,6 +61,7 @@ export class Reply {
     const headers: Record<string, string> = {};
     const retry = fault.retryAfterSeconds ?? status.details?.retryAfterSeconds;
     if (retry !== undefined) headers["Retry-After"] = `${retry}`;
+    if (fault.retryAfter !== undefined) headers["Retry-After"] = fault.retryAfter;
     switch (fault.body ?? "status") {
       case "status":
         return this.json(fault.code, status, headers);

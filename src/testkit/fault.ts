@@ -21,6 +21,7 @@
  * ```ts
  * import type { StatusFault } from "./fault.ts";
  * const proxyDown: StatusFault = { kind: "status", code: 503, body: "html" };
+ * const vague: StatusFault = { kind: "status", code: 429, body: "text", retryAfter: "soon" };
  * ```
  */
 export interface StatusFault {
@@ -30,6 +31,12 @@ export interface StatusFault {
   code: number;
   /** Sets the `Retry-After` header (and `details.retryAfterSeconds`). Default: 1 for 429, else none. */
   retryAfterSeconds?: number;
+  /**
+   * The `Retry-After` header's text as it is, valid or not (`"soon"`,
+   * `"-5"`, an HTTP-date), in place of the one `retryAfterSeconds` would
+   * set; the body is not changed. Default: none.
+   */
+  retryAfter?: string;
   /**
    * `"status"`: the JSON Status; `"html"`: a proxy's error page
    * (`text/html`); `"text"`: a plain-text line, as the API server's
@@ -207,6 +214,12 @@ export type FaultVerb = "list" | "watch" | "get" | "create" | "update" | "delete
  * ```ts
  * import type { FaultRule } from "./fault.ts";
  * const rule: FaultRule = { verb: "watch", resource: "configmaps", times: 2, fault: { kind: "close" } };
+ * const poison: FaultRule = {
+ *   verb: "watch",
+ *   resourceVersion: "7",
+ *   times: Infinity,
+ *   fault: { kind: "raw", data: "garbage\n", then: "close" },
+ * };
  * ```
  */
 export interface FaultRule {
@@ -216,6 +229,12 @@ export interface FaultRule {
   resource?: string;
   /** Only requests in this namespace; default: any. */
   namespace?: string;
+  /**
+   * Only requests whose `resourceVersion` query parameter is this (`""`:
+   * requests without one); default: any. A watch from one version that
+   * always fails, as a stored event that cannot be served would make it.
+   */
+  resourceVersion?: string;
   /** How many requests get the fault; default 1, `Infinity` allowed. */
   times?: number;
   /** What those requests get. */

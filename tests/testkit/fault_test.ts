@@ -239,3 +239,56 @@ test("reset drops the connection at request time, even one kept alive, or after 
     assert.deepEqual(log, ["list 200", "list undefined", "list 200", "watch 200", "list 200"]);
   });
 });
+
+test("retryAfter sets the Retry-After header verbatim, valid or not; the body is unchanged", async () => {
+  await withServer({}, async (server) => {
+    server.inject({ verb: "list", fault: { kind: "status", code: 429, retryAfter: "soon" } });
+    server.inject({
+      verb: "watch",
+      fault: { kind: "status", code: 503, body: "text", retryAfter: "-5" },
+    });
+    const list = await fetch(`${server.url}${FX}`);
+    assert.equal(list.status, 429);
+    assert.equal(list.headers.get("retry-after"), "soon");
+    assert.equal((await list.json()).reason, "TooManyRequests");
+    const watch = await fetch(`${server.url}${WATCH}`);
+    assert.equal(watch.status, 503);
+    assert.equal(watch.headers.get("retry-after"), "-5");
+    assert.equal(watch.headers.get("content-type"), "text/plain; charset=utf-8");
+    await watch.body?.cancel();
+    assert.throws(
+      () => server.inject({ fault: { kind: "status", code: 429, retryAfter: "1\r\nX: y" } }),
+      TypeError,
+    );
+  });
+});
+
+test("a rule with resourceVersion matches only requests from that version", async () => {
+  await withServer({}, async (server) => {
+    server.create(configMap("a"));
+    const rv = server.resourceVersion;
+    const rule = server.inject({
+      verb: "watch",
+      resourceVersion: rv,
+      times: Infinity,
+      fault: { kind: "raw", data: "poison\n", then: "close" },
+    });
+    const from0 = await fetch(`${server.url}${WATCH}&timeoutSeconds=1`);
+    const reader = new LineReader(from0);
+    assert.equal((await reader.event()).type, "ADDED", "another version: no fault");
+    await reader.cancel();
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${server.url}${FX}?watch=1&resourceVersion=${rv}`);
+      assert.equal(await res.text(), "poison\n");
+    }
+    const list = await fetch(`${server.url}${FX}?resourceVersion=${rv}`);
+    assert.equal(list.status, 200);
+    assert.equal((await list.json()).items.length, 1, "another verb: no fault");
+    assert.equal(rule.fired, 2);
+    rule.cancel();
+    assert.throws(
+      () => server.inject({ resourceVersion: 7 as never, fault: { kind: "close" } }),
+      TypeError,
+    );
+  });
+});
