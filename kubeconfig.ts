@@ -41,6 +41,7 @@ export {
 export {
   execCredentialProvider,
   type ExecCredentialProviderOptions,
+  type ExecStderr,
 } from "./src/kubeconfig/exec_credential_provider.ts";
 export {
   createTlsFetch,

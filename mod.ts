@@ -28,6 +28,7 @@ export * from "./src/api/kube_status_error.ts";
 export * from "./src/api/predicates.ts";
 export * from "./src/api/errors.ts";
 export * from "./src/api/malformed_response_error.ts";
+export * from "./src/api/retry_after.ts";
 export * from "./src/cache/key_error.ts";
 export * from "./src/cache/deleted_final_state_unknown.ts";
 export * from "./src/cache/key_func.ts";

@@ -5,26 +5,45 @@
  *
  * @module
  */
+import { describeNetworkCause } from "./_network_cause.ts";
+import { KubeStatusError } from "./kube_status_error.ts";
 
 /**
  * The request never got an HTTP answer: connection refused, reset, DNS
- * failure, TLS failure. The original error is kept as `cause`.
+ * failure, TLS failure. The message names the innermost cause, whichever
+ * runtime wrapped it (undici's `fetch failed` and its `cause`, Deno's
+ * `error sending request ...`, Bun's codes), as a Node-style code and a
+ * short text: `GET /api/v1/pods: network error: ECONNREFUSED (connection
+ * refused)`. It never holds a URL's query, a credential, a header value or
+ * a body (they are stripped), and stays short. The original error is kept
+ * as `cause`.
  *
  * @example
  * ```ts
  * import { KubeNetworkError } from "./errors.ts";
  * const err = new KubeNetworkError("GET /api/v1/pods", new TypeError("fetch failed"));
  * console.log(err.message); // GET /api/v1/pods: network error: fetch failed
+ * const refused = Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:6443"), { code: "ECONNREFUSED" });
+ * const wrapped = new KubeNetworkError("GET /api/v1/pods", new TypeError("fetch failed", { cause: refused }));
+ * console.log(wrapped.message); // GET /api/v1/pods: network error: ECONNREFUSED (connection refused)
+ * console.log(wrapped.code); // ECONNREFUSED
  * ```
  */
 export class KubeNetworkError extends Error {
   /** The request that failed, without query or credentials. */
   readonly request: string;
+  /**
+   * The innermost cause's code, Node-style (`"ECONNREFUSED"`, `"ENOTFOUND"`,
+   * `"CERT_HAS_EXPIRED"`...; derived from the message on Deno, which gives
+   * none), or `undefined` when unknown.
+   */
+  readonly code: string | undefined;
   constructor(request: string, cause: unknown) {
-    const why = cause instanceof Error ? cause.message : String(cause);
-    super(`${request}: network error: ${why}`, { cause });
+    const { code, text } = describeNetworkCause(cause);
+    super(`${request}: network error: ${text}`, { cause });
     this.name = "KubeNetworkError";
     this.request = request;
+    this.code = code;
   }
 }
 
@@ -39,13 +58,16 @@ export class KubeNetworkError extends Error {
  * console.log(new WatchDecodeError(problem, 7, 40).problem); // truncated
  * ```
  */
-export type WatchDecodeProblem = "syntax" | "shape" | "truncated" | "line-too-long";
+export type WatchDecodeProblem = "syntax" | "shape" | "truncated" | "line-too-long" | "encoding";
 
 /**
  * A watch stream carried something that is not a watch event: a line that
- * is not JSON (an HTML page, garbage), JSON without `type`/`object`, or
- * a last line cut short. The content itself is not quoted (it could be a
- * Secret); `line` and `length` locate it.
+ * is not JSON (an HTML page, garbage), JSON without `type`/`object` or
+ * whose object's `metadata.resourceVersion` is not a string (`shape`), a
+ * last line cut short, a line longer than the maximum, or bytes that are
+ * not valid UTF-8 (`encoding`: `length` is then how much of the line had
+ * been decoded). The content itself is not quoted (it could be a Secret);
+ * `line` and `length` locate it.
  *
  * @example
  * ```ts
@@ -66,6 +88,7 @@ export class WatchDecodeError extends Error {
       shape: "is not a watch event (needs a known type and an object)",
       truncated: "ends without a newline: the stream was cut mid-event",
       "line-too-long": "exceeds the maximum event size",
+      encoding: "is not valid UTF-8",
     }[problem];
     super(`malformed watch stream: line ${line} (${length} bytes) ${what}`);
     this.name = "WatchDecodeError";
@@ -152,5 +175,48 @@ export class ListTimeoutError extends Error {
     super(`list did not complete within ${timeoutMs} ms`);
     this.name = "ListTimeoutError";
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * The API server answered with a redirect (3xx), which the client refuses
+ * to follow: a kubeconfig `server` must be the API server itself, and
+ * following would send the credentials and trust the objects of another
+ * endpoint. It is a {@linkcode KubeStatusError} whose `code` is the 3xx
+ * status (or `0` when the runtime hides it: an opaque redirect, or a
+ * custom `fetch` that followed the redirect anyway), not retriable. `location` is where the redirect pointed, reduced to origin
+ * and path (no credentials, query or fragment); the message says the same.
+ *
+ * @example
+ * ```ts
+ * import { KubeRedirectError } from "./errors.ts";
+ * const err = new KubeRedirectError("GET /api/v1/pods", 302, "https://login.example/sso?state=abc");
+ * console.log(err.message); // GET /api/v1/pods: 302: redirect refused (to https://login.example/sso)
+ * console.log(err.location); // https://login.example/sso
+ * ```
+ */
+export class KubeRedirectError extends KubeStatusError {
+  /** Where the redirect pointed (origin and path only), when known. */
+  readonly location: string | undefined;
+  constructor(request: string, code: number, location?: string | URL | null) {
+    const where = redirectTarget(location);
+    super({
+      code,
+      request,
+      bodyDescription: `redirect refused${where ? ` (to ${where})` : ""}`,
+    });
+    this.name = "KubeRedirectError";
+    this.location = where;
+  }
+}
+
+function redirectTarget(location: string | URL | null | undefined): string | undefined {
+  if (location === null || location === undefined || location === "") return undefined;
+  try {
+    const url = new URL(location);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return `${url.protocol} URL`;
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return "an invalid location";
   }
 }

@@ -13,6 +13,7 @@ import { KubeStatusError } from "./kube_status_error.ts";
  */
 export function isExpired(err: unknown): boolean {
   if (!(err instanceof KubeStatusError)) return false;
+  // `reason` is always a string (a Status reason that is not one reads as "").
   return err.code === 410 || err.reason === "Expired" || err.reason === "Gone";
 }
 
@@ -34,7 +35,8 @@ export function isExpired(err: unknown): boolean {
 export function isTooLargeResourceVersion(err: unknown): boolean {
   if (!(err instanceof KubeStatusError)) return false;
   if (err.causes.includes("ResourceVersionTooLarge")) return true;
-  return /too large resource version/i.test(err.status?.message ?? "");
+  const message: unknown = err.status?.message;
+  return typeof message === "string" && /too large resource version/i.test(message);
 }
 
 /**

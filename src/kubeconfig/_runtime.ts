@@ -13,16 +13,89 @@ const g = globalThis as any;
 /** An environment: variable name to value. */
 export type Env = Record<string, string | undefined>;
 
-/** The process environment (Deno, Node, Bun), or `{}` where there is none. */
+/**
+ * The process environment (Deno, Node, Bun), or `{}` where there is none.
+ *
+ * On Deno each variable is read on its own, when asked for
+ * (`Deno.env.get(name)`), never all at once: a program run with
+ * `--allow-env=KUBECONFIG,HOME` loads its kubeconfig, and a variable whose
+ * read is refused (`NotCapable`, `PermissionDenied`) reads as unset.
+ * Enumerating it (for an exec plugin's environment) lists the whole
+ * environment only when env access is granted for every variable (checked
+ * without prompting), else nothing.
+ */
 export function processEnv(): Env {
-  if (g.Deno?.env?.toObject) {
+  const denoEnv = g.Deno?.env;
+  if (denoEnv?.get) return denoProcessEnv(denoEnv);
+  return g.process?.env ?? {};
+}
+
+interface DenoEnv {
+  get(name: string): string | undefined;
+  toObject(): Record<string, string>;
+}
+
+function denoProcessEnv(denoEnv: DenoEnv): Env {
+  const read = (name: string | symbol): string | undefined => {
+    if (typeof name !== "string") return undefined;
     try {
-      return g.Deno.env.toObject();
+      return denoEnv.get(name);
+    } catch {
+      // NotCapable / PermissionDenied (a scoped --allow-env), or a name Deno refuses: unset.
+      return undefined;
+    }
+  };
+  const all = (): Record<string, string> => {
+    try {
+      const state = g.Deno.permissions?.querySync?.({ name: "env" })?.state;
+      return state === "granted" ? denoEnv.toObject() : {};
     } catch {
       return {};
     }
+  };
+  return new Proxy({} as Env, {
+    get: (_target, name) => read(name),
+    has: (_target, name) => read(name) !== undefined,
+    ownKeys: () => Object.keys(all()),
+    getOwnPropertyDescriptor: (_target, name) => {
+      const value = read(name);
+      return value === undefined
+        ? undefined
+        : { value, enumerable: true, configurable: true, writable: false };
+    },
+  });
+}
+
+/**
+ * Runs `fn` (synchronous) with `process.env` reads that cannot throw. On
+ * Deno without env access to every variable, `process.env.X` throws
+ * `NotCapable` for a variable not granted, and npm packages read such
+ * variables unasked (the `yaml` parser reads `LOG_TOKENS` and
+ * `LOG_STREAM`): for the duration of `fn`, `process.env` is a view whose
+ * refused reads give `undefined`. Elsewhere `fn` just runs.
+ */
+export function withSafeProcessEnv<T>(fn: () => T): T {
+  const proc = g.process;
+  if (!g.Deno?.env?.get || !proc) return fn();
+  let granted = false;
+  try {
+    granted = g.Deno.permissions?.querySync?.({ name: "env" })?.state === "granted";
+  } catch {
+    granted = false;
   }
-  return g.process?.env ?? {};
+  if (granted) return fn();
+  let real: unknown;
+  try {
+    real = proc.env;
+    proc.env = processEnv();
+  } catch {
+    return fn(); // not replaceable: nothing better to do
+  }
+  try {
+    return fn();
+  } finally {
+    proc.env = real;
+  }
 }
 
 /** The runtime's name, for messages and TLS dispatch. */

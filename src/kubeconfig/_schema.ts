@@ -8,6 +8,7 @@
 // A URL importer has no import map: `npm:` is what Deno resolves without config (build_npm.mjs rewrites it).
 // deno-lint-ignore no-import-prefix
 import { parseDocument } from "npm:yaml@^2";
+import { withSafeProcessEnv } from "./_runtime.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
 
 /** A `clusters[].cluster` entry. */
@@ -185,7 +186,10 @@ function lineCol(text: string, offset: number): string {
 export function parseKubeConfigText(text: string, file: string): ParsedFile {
   let data: unknown;
   try {
-    const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+    // The parser reads LOG_TOKENS and LOG_STREAM: harmless, unless Deno refuses them.
+    const doc = withSafeProcessEnv(() =>
+      parseDocument(text, { prettyErrors: false, uniqueKeys: true })
+    );
     const first = doc.errors[0];
     if (first) {
       // The yaml library's own messages may quote the source: report position and code only.
@@ -194,7 +198,7 @@ export function parseKubeConfigText(text: string, file: string): ParsedFile {
         { file },
       );
     }
-    data = doc.toJS({ maxAliasCount: 100 });
+    data = withSafeProcessEnv(() => doc.toJS({ maxAliasCount: 100 }));
   } catch (err) {
     if (err instanceof KubeConfigError) throw err;
     throw new KubeConfigError(`malformed YAML (${(err as Error)?.name ?? "error"})`, { file });

@@ -3,7 +3,41 @@ import { type Env, isAbsolutePath, processEnv, resolvePath } from "./_runtime.ts
 import type { ExecEntry } from "./_schema.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
 
-/** Options of {@linkcode execCredentialProvider}. */
+/**
+ * Where an exec plugin's stderr goes: `"inherit"` (this process's stderr,
+ * as kubectl does), `"ignore"` (dropped), or a function receiving it as
+ * text, chunk by chunk (to route it to a logger; an exception it throws is
+ * ignored).
+ *
+ * @example
+ * ```ts
+ * import type { ExecStderr } from "./exec_credential_provider.ts";
+ * const toLogger: ExecStderr = (text) => console.debug(`[exec plugin] ${text.trimEnd()}`);
+ * ```
+ */
+export type ExecStderr = "inherit" | "ignore" | ((text: string) => void);
+
+/**
+ * Options of {@linkcode execCredentialProvider}.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   execCredentialProvider,
+ *   type ExecCredentialProviderOptions,
+ * } from "./exec_credential_provider.ts";
+ * const options: ExecCredentialProviderOptions = {
+ *   file: "/home/me/.kube/config",
+ *   field: "users[eks].user.exec",
+ *   stderr: "ignore", // the plugin's warnings are not shown
+ *   timeoutMs: 30_000,
+ * };
+ * const token = execCredentialProvider(
+ *   { apiVersion: "client.authentication.k8s.io/v1", command: "aws", interactiveMode: "Never" },
+ *   options,
+ * );
+ * ```
+ */
 export interface ExecCredentialProviderOptions {
   /** The kubeconfig file holding the `exec` entry (relative commands resolve against its folder). Default: none. */
   file?: string;
@@ -13,8 +47,12 @@ export interface ExecCredentialProviderOptions {
   cluster?: Record<string, unknown>;
   /** The environment the plugin inherits (before the entry's `env`). Default: the process environment. */
   env?: Env;
-  /** What happens to the plugin's stderr: shown like kubectl does, or dropped. Default: `"inherit"`. */
-  stderr?: "inherit" | "ignore";
+  /**
+   * Where the plugin's stderr goes: this process's stderr (`"inherit"`, as
+   * kubectl does: plugins print warnings and hints there), nowhere
+   * (`"ignore"`), or a function receiving it as text. Default: `"inherit"`.
+   */
+  stderr?: ExecStderr;
   /** Kill the plugin after this long. Default: `60_000`. */
   timeoutMs?: number;
   /** The clock (for `expirationTimestamp`). Default: `Date.now`. */
@@ -30,9 +68,17 @@ type Credential = { token: string; expiresAt: number };
  * `ExecCredential` read from stdout. The token is cached until its
  * `expirationTimestamp` (forever without one); one plugin run at a time;
  * `refresh: true` (after a 401) runs it again. Spawns through
- * `node:child_process`, which Deno (with `--allow-run`), Node and Bun have.
+ * `node:child_process`, which Deno (with `--allow-run`, and env access:
+ * Deno's `node:child_process` reads the environment), Node and Bun have.
  * Errors ({@linkcode KubeConfigError}) name the file, the field and the
  * command, never the plugin's output.
+ *
+ * The plugin's stderr is not captured: by default it goes to this
+ * process's stderr, as with kubectl, so whatever the plugin prints there
+ * (warnings, "run aws configure" hints) shows up in your program's stderr.
+ * Pass `stderr: "ignore"` to silence it, or a function to receive it
+ * (`loadKubeConfig` has `execStderr` for the same). Its stdout is only
+ * parsed, never shown.
  *
  * @example
  * ```ts
@@ -107,13 +153,25 @@ export function execCredentialProvider(
       try {
         child = spawn(command, exec.args ?? [], {
           env: childEnv,
-          stdio: ["ignore", "pipe", stderr],
+          stdio: ["ignore", "pipe", typeof stderr === "function" ? "pipe" : stderr],
         });
       } catch (err) {
         return fail(`could not start (${(err as { code?: string })?.code ?? "error"})`);
       }
       const chunks: Uint8Array[] = [];
       child.stdout!.on("data", (c: Uint8Array) => chunks.push(c));
+      if (typeof stderr === "function") {
+        const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+        const deliver = (text: string) => {
+          try {
+            if (text) stderr(text);
+          } catch {
+            // the caller's logger failing must not fail the credential
+          }
+        };
+        child.stderr!.on("data", (c: Uint8Array) => deliver(decoder.decode(c, { stream: true })));
+        child.stderr!.on("end", () => deliver(decoder.decode()));
+      }
       // Settle exactly once. A plugin's own children may hold stdout open
       // after it exits, so `close` alone could wait forever: after `exit`,
       // give stdout a short grace to drain, and a timeout always settles.
@@ -134,6 +192,7 @@ export function execCredentialProvider(
       const timer = setTimeout(() => {
         child.kill("SIGKILL");
         child.stdout?.destroy();
+        child.stderr?.destroy();
         settle(() => fail(`did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
       child.on("error", (err: { code?: string }) => {
@@ -149,6 +208,7 @@ export function execCredentialProvider(
       child.on("exit", (code: number | null, sig: string | null) => {
         grace = setTimeout(() => {
           child.stdout?.destroy();
+          child.stderr?.destroy();
           finish(code, sig);
         }, 200);
       });

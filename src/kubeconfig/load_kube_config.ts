@@ -1,7 +1,7 @@
 import type { TokenProvider } from "../transport/kube_client.ts";
 import { resolveContext } from "./_resolve.ts";
 import { encodeBase64, processEnv } from "./_runtime.ts";
-import { execCredentialProvider } from "./exec_credential_provider.ts";
+import { execCredentialProvider, type ExecStderr } from "./exec_credential_provider.ts";
 import type { KubeConfig } from "./kube_config.ts";
 import { KubeConnection } from "./kube_connection.ts";
 import { readKubeConfig, type ReadKubeConfigOptions } from "./read_kube_config.ts";
@@ -15,8 +15,12 @@ export interface LoadKubeConfigOptions extends ReadKubeConfigOptions {
   config?: KubeConfig;
   /** Re-read a `tokenFile` when its token is older than this. Default: `60_000`. */
   tokenFileMaxAgeMs?: number;
-  /** Exec plugins' stderr: shown (as kubectl) or dropped. Default: `"inherit"`. */
-  execStderr?: "inherit" | "ignore";
+  /**
+   * Exec plugins' stderr: shown on this process's stderr (`"inherit"`, as
+   * kubectl does), dropped (`"ignore"`), or handed to a function as text.
+   * Default: `"inherit"`.
+   */
+  execStderr?: ExecStderr;
   /** The `User-Agent` header. Default: `"kube-reflector"`. */
   userAgent?: string;
 }

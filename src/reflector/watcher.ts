@@ -1,7 +1,7 @@
 import { ListTimeoutError, ShortWatchError, UnexpectedKindError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
-import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type Status } from "../api/types.ts";
+import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { failureKind } from "./_failure_kind.ts";
@@ -238,7 +238,7 @@ async function* performWatch<T extends KubeObject>(
       connectedNow();
       const problem = eventProblem(ev);
       if (problem) throw new MalformedResponseError("watch event", problem);
-      if (ev.type === "ERROR") throw statusError(ev.object as unknown as Status);
+      if (ev.type === "ERROR") throw statusError(ev.object);
       events++;
       const evRv = (ev.object.metadata.resourceVersion as string | undefined) ?? rv;
       observer.event?.(ev.type, evRv);
@@ -429,19 +429,9 @@ function checkList<T extends KubeObject>(result: ListResult<T>): ListResult<T> {
   return result;
 }
 
-function statusError(status: Status): KubeStatusError {
-  return new KubeStatusError({
-    code: typeof status?.code === "number" && Number.isFinite(status.code) ? status.code : 500,
-    request: ERROR_EVENT,
-    status: status !== null && typeof status === "object" ? status : undefined,
-    retryAfterMs: secondsToMs(status?.details?.retryAfterSeconds),
-  });
-}
-
-function secondsToMs(seconds: unknown): number | undefined {
-  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0
-    ? seconds * 1000
-    : undefined;
+/** The error an ERROR event stands for (a malformed Status never throws here). */
+function statusError(status: unknown): KubeStatusError {
+  return KubeStatusError.fromStatus(status, { request: ERROR_EVENT });
 }
 
 function unexpectedKind(obj: KubeObject, expected: string): UnexpectedKindError {

@@ -1,11 +1,37 @@
 import { KubeNetworkError } from "../api/errors.ts";
 
 /**
+ * The body's bytes are not valid UTF-8 (thrown by {@linkcode bodyText};
+ * each decoder turns it into its own typed error). `byteOffset` is the
+ * start of the chunk holding the bad sequence (or the body's end, for a
+ * sequence cut short by it).
+ */
+export class InvalidUtf8Error extends Error {
+  readonly byteOffset: number;
+  constructor(byteOffset: number) {
+    super(`body is not valid UTF-8 (near byte ${byteOffset})`);
+    this.name = "InvalidUtf8Error";
+    this.byteOffset = byteOffset;
+  }
+}
+
+const BOM = 0xfeff;
+
+/**
  * A response body as decoded text, chunk by chunk (UTF-8 characters split
  * across chunks are joined). The generator owns the body: ending early
  * (`break`, a throw in the consumer) or an abort cancels it; an abort
  * throws `signal.reason`; a connection failing mid-body throws a
  * {@linkcode KubeNetworkError} naming `what`.
+ *
+ * Decoding is byte-exact: every U+FEFF inside the body is kept (the
+ * decoder runs with `ignoreBOM`, since Deno's stream mode would otherwise
+ * drop a U+FEFF at the start of every chunk), except one byte order mark at
+ * the very start of the body, which is skipped as `Response.json()` and a
+ * default `TextDecoder` would (JSON text never starts with U+FEFF; a
+ * Kubernetes server never sends one). Invalid UTF-8 throws an
+ * {@linkcode InvalidUtf8Error} rather than being replaced with U+FFFD: a
+ * proxy that mangles bytes must not silently change object content.
  */
 export async function* bodyText(
   body: ReadableStream<Uint8Array>,
@@ -13,10 +39,25 @@ export async function* bodyText(
   what: string,
 ): AsyncGenerator<string, void, undefined> {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
   let finished = false;
+  let atStart = true;
+  let bytes = 0;
+  const decode = (chunk?: Uint8Array): string => {
+    let text: string;
+    try {
+      text = chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+    } catch {
+      throw new InvalidUtf8Error(bytes);
+    }
+    if (atStart && text !== "") {
+      atStart = false;
+      if (text.charCodeAt(0) === BOM) text = text.slice(1);
+    }
+    return text;
+  };
   try {
     signal?.throwIfAborted();
     while (true) {
@@ -30,11 +71,12 @@ export async function* bodyText(
       signal?.throwIfAborted();
       if (chunk.done) {
         finished = true;
-        const rest = decoder.decode();
+        const rest = decode();
         if (rest) yield rest;
         return;
       }
-      const text = decoder.decode(chunk.value, { stream: true });
+      const text = decode(chunk.value);
+      bytes += chunk.value.byteLength;
       if (text) yield text;
     }
   } finally {

@@ -1,21 +1,23 @@
 import { KubeStatusError } from "../api/kube_status_error.ts";
+import { retryAfterMsFromHeader } from "../api/retry_after.ts";
 import type { Status } from "../api/types.ts";
 
 const MAX_ERROR_BODY = 64 * 1024;
 
-/** Parses `Retry-After` (delta seconds or an HTTP date) into milliseconds. */
+/**
+ * Parses `Retry-After` (delta seconds or an HTTP date) into milliseconds;
+ * `undefined` for anything else ("soon", "-5", "NaN", "Infinity"). A date
+ * in the past gives 0. Not capped (the watcher caps).
+ */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === "") return undefined;
-  const seconds = Number(value.trim());
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return retryAfterMsFromHeader(value, now);
 }
 
 async function readCapped(res: Response): Promise<string> {
   if (!res.body) return "";
   const reader = res.body.getReader();
-  const decoder = new TextDecoder();
+  // ignoreBOM: Deno's decoder otherwise drops a U+FEFF at the start of every chunk.
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   let text = "";
   try {
     while (text.length < MAX_ERROR_BODY) {
@@ -31,8 +33,13 @@ async function readCapped(res: Response): Promise<string> {
 
 function asStatus(text: string): Status | undefined {
   try {
-    const parsed = JSON.parse(text);
-    if (parsed && typeof parsed === "object" && parsed.kind === "Status") return parsed as Status;
+    // A byte order mark at the very start of the body is tolerated (as `Response.json()` does).
+    const parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    if (
+      parsed && typeof parsed === "object" && !Array.isArray(parsed) && parsed.kind === "Status"
+    ) {
+      return parsed as Status;
+    }
   } catch {
     // not JSON: described by content type and size instead
   }
@@ -42,7 +49,9 @@ function asStatus(text: string): Status | undefined {
 /**
  * Turns a failed response into a {@linkcode KubeStatusError}, consuming
  * (at most 64 KiB of) its body. A body that is not a Status is described by
- * its content type and size, never quoted.
+ * its content type and size, never quoted. `Retry-After` comes from the
+ * header, else from the Status's `details.retryAfterSeconds`; invalid
+ * values of either are ignored.
  */
 export async function statusErrorFromResponse(
   res: Response,
@@ -55,10 +64,8 @@ export async function statusErrorFromResponse(
     // the body failed mid-way: the status code alone still tells the story
   }
   const status = asStatus(text);
-  const retryAfterMs = parseRetryAfter(res.headers.get("retry-after")) ??
-    (status?.details?.retryAfterSeconds !== undefined
-      ? status.details.retryAfterSeconds * 1000
-      : undefined);
+  // Invalid or absent header: KubeStatusError falls back to details.retryAfterSeconds.
+  const retryAfterMs = parseRetryAfter(res.headers.get("retry-after"));
   const type = res.headers.get("content-type") ?? "no content type";
   const bodyDescription = status
     ? undefined

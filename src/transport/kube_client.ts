@@ -1,4 +1,4 @@
-import { KubeNetworkError } from "../api/errors.ts";
+import { KubeNetworkError, KubeRedirectError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { statusErrorFromResponse } from "./_http_error.ts";
 
@@ -87,8 +87,12 @@ export interface KubeRequestOptions {
  * ({@linkcode KubeStatusError} for HTTP answers of 400 and above,
  * {@linkcode KubeNetworkError} for no answer at all). An abort rejects with
  * `signal.reason`. On a 401 it asks a token provider for a fresh token once
- * and retries. The token is held privately: it never appears in an error,
- * in `JSON.stringify(client)` or in `inspect` output.
+ * and retries. Redirects are refused, never followed (`redirect: "manual"`):
+ * a 3xx answer, an opaque redirect, or a response a custom `fetch` reached
+ * by following one rejects with a {@linkcode KubeRedirectError}, so the
+ * credentials never go to, and no object ever comes from, another
+ * endpoint. The token is held privately: it never appears in an error, in
+ * `JSON.stringify(client)` or in `inspect` output.
  *
  * @example
  * ```ts
@@ -201,6 +205,7 @@ export class KubeClient {
       headers.set("authorization", `Bearer ${token}`);
     }
     let payload: string | undefined;
+    let res: Response;
     if (body !== undefined) {
       payload = JSON.stringify(body);
       headers.set("content-type", "application/json");
@@ -209,15 +214,40 @@ export class KubeClient {
       // Called unbound: workerd's fetch throws "Illegal invocation" when
       // called as a method of another object (this client).
       const doFetch = this.#fetch;
-      return await doFetch(url, { method, headers, body: payload, signal });
+      // Redirects are never followed: see refuseRedirect.
+      res = await doFetch(url, { method, headers, body: payload, signal, redirect: "manual" });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
       throw new KubeNetworkError(described, err);
     }
+    await refuseRedirect(res, url, described);
+    return res;
   }
 
   /** What `JSON.stringify` shows: the server only. */
   toJSON(): { server: string } {
     return { server: this.server.href };
   }
+}
+
+/**
+ * Throws a {@linkcode KubeRedirectError} for a redirect answer (its body
+ * released): a 3xx status, an `opaqueredirect` response (status 0, where
+ * the runtime hides the redirect), or a response that a `fetch` ignoring
+ * `redirect: "manual"` reached by following one (`redirected`).
+ */
+async function refuseRedirect(res: Response, url: URL, described: string): Promise<void> {
+  const opaque = res.type === "opaqueredirect";
+  if (!opaque && !res.redirected && (res.status < 300 || res.status > 399)) return;
+  await res.body?.cancel().catch(() => {});
+  let location: URL | undefined;
+  try {
+    const header = opaque || res.redirected ? null : res.headers.get("location");
+    if (header) location = new URL(header, url);
+    else if (res.redirected && res.url) location = new URL(res.url);
+  } catch {
+    location = undefined; // not a URL: the error says "redirect refused" only
+  }
+  // A followed redirect hides its 3xx status, as an opaque one does: code 0.
+  throw new KubeRedirectError(described, opaque || res.redirected ? 0 : res.status, location);
 }

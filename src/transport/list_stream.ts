@@ -1,4 +1,4 @@
-import { bodyText } from "./_body_text.ts";
+import { bodyText, InvalidUtf8Error } from "./_body_text.ts";
 import type { KubeList, KubeObject } from "../api/types.ts";
 
 /**
@@ -27,8 +27,9 @@ export interface DecodeListStreamOptions {
 /**
  * What was wrong with a list body (the `problem` of a
  * {@linkcode ListDecodeError}): not JSON (`syntax`), cut short
- * (`truncated`), JSON but not a list object (`shape`), or an item longer
- * than `maxItemLength` (`too-long`).
+ * (`truncated`), JSON but not a list object (`shape`), an item longer
+ * than `maxItemLength` (`too-long`), or bytes that are not valid UTF-8
+ * (`encoding`).
  *
  * @example
  * ```ts
@@ -37,7 +38,7 @@ export interface DecodeListStreamOptions {
  * console.log(new ListDecodeError(problem, 120, 3).problem); // truncated
  * ```
  */
-export type ListDecodeProblem = "syntax" | "truncated" | "shape" | "too-long";
+export type ListDecodeProblem = "syntax" | "truncated" | "shape" | "too-long" | "encoding";
 
 /**
  * A list body that {@linkcode decodeListStream} could not decode. The body
@@ -64,6 +65,7 @@ export class ListDecodeError extends Error {
       truncated: "ends before the list is complete",
       shape: "not a list object (a JSON object whose items, if any, are an array)",
       "too-long": "an item exceeds the maximum item size",
+      encoding: "not valid UTF-8",
     }[problem];
     super(`malformed list body: ${what} (at character ${offset}, after ${items} items)`);
     this.name = "ListDecodeError";
@@ -399,6 +401,11 @@ class ListScanner {
     }
   }
 
+  /** Throws the error for a body whose bytes stop being valid UTF-8 after the text fed so far. */
+  invalidEncoding(): never {
+    return this.#fail("encoding", 0);
+  }
+
   /** The decoded list, once the body has ended. */
   end(): Record<string, unknown> {
     if (this.#mode !== END) this.#fail("truncated", 0);
@@ -414,8 +421,12 @@ class ListScanner {
  * never exists as one string next to its parsed objects. Work is linear in
  * the body size. `"items": null` or a missing `items` decode as `[]`; the
  * other top-level members are kept as `JSON.parse` would give them.
- * Anything that is not a JSON list object, or a body that ends early,
- * throws a {@linkcode ListDecodeError}; a connection that fails mid-body
+ * Items are kept as they are, whatever their type (`null`, numbers,
+ * arrays...): judging them is the caller's job. Anything that is not a
+ * JSON list object, a body that ends early or whose bytes are not valid
+ * UTF-8 (`encoding`: never replaced with U+FFFD) throws a
+ * {@linkcode ListDecodeError}; a byte order mark at the very start of the
+ * body is skipped, every other U+FEFF is kept; a connection that fails mid-body
  * throws a {@linkcode KubeNetworkError}; an abort rejects with
  * `signal.reason`. The function owns the body: it reads it to its end or
  * cancels it.
@@ -436,6 +447,11 @@ export async function decodeListStream<T extends KubeObject = KubeObject>(
 ): Promise<KubeList<T>> {
   const { signal, maxItemLength = 33_554_432 } = options;
   const scanner = new ListScanner(maxItemLength);
-  for await (const text of bodyText(body, signal, "list body")) scanner.feed(text);
+  try {
+    for await (const text of bodyText(body, signal, "list body")) scanner.feed(text);
+  } catch (err) {
+    if (err instanceof InvalidUtf8Error) scanner.invalidEncoding();
+    throw err;
+  }
   return scanner.end() as unknown as KubeList<T>;
 }

@@ -52,13 +52,60 @@ export interface ResourceListerWatcherOptions {
 
 const META_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
 const META_ONE = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+/** The `request` of the errors `watchStream` makes from a bare Status line. */
+const WATCH_STREAM = "watch stream";
+
+/**
+ * What a decoded list body must be before anyone reads it: never a
+ * `Status` (a list is never one: whatever its `status`, it becomes the
+ * {@linkcode KubeStatusError} it stands for, with the Status's code when
+ * that is 400 to 599, else 500), with `metadata` an object (the API
+ * server always sends one: a body without it is not a list) whose
+ * `resourceVersion` and `continue` are strings when present (`null` reads
+ * as absent, as Go's JSON decoding has it). `items` entries are not judged
+ * here: the watcher reports and drops the ones that are not objects.
+ */
+function checkList<T extends KubeObject>(
+  list: KubeList<T>,
+  request: string,
+  invalid: (what: string) => KubeStatusError,
+): KubeList<T> {
+  if ((list as { kind?: unknown }).kind === "Status") {
+    const { items, ...status } = list as unknown as Record<string, unknown>;
+    // `items: []` was added by the decoder when the body had none.
+    const body = Array.isArray(items) && items.length === 0 ? status : { ...status, items };
+    throw KubeStatusError.fromStatus(body, { request });
+  }
+  const meta: unknown = list.metadata;
+  if (meta === undefined || meta === null) {
+    // The API server always writes it: a body without it is something else (`{}`, a watch event...).
+    throw invalid("response body is not a Kubernetes list (no metadata)");
+  }
+  if (typeof meta !== "object" || Array.isArray(meta)) {
+    throw invalid("response body is not a Kubernetes list (metadata is not an object)");
+  }
+  for (const field of ["resourceVersion", "continue"]) {
+    const value = (meta as Record<string, unknown>)[field];
+    if (value !== undefined && value !== null && typeof value !== "string") {
+      throw invalid(`response body is not a Kubernetes list (metadata.${field} is not a string)`);
+    }
+  }
+  return list;
+}
 
 /**
  * The {@linkcode ListerWatcher} of one resource through a
  * {@linkcode KubeClient}: `GET` lists with `limit`/`continue`/
  * `resourceVersion`, decoded item by item by `decodeListStream` (a large
  * unpaginated list never exists as one string next to its objects), and
- * `GET ?watch=1` decoded by `watchStream`.
+ * `GET ?watch=1` decoded by `watchStream`. Every malformed answer becomes
+ * a typed error naming the request. A body that is not a list (not JSON,
+ * cut short, not valid UTF-8, `items` not an array, no `metadata` object,
+ * `metadata.resourceVersion` or `metadata.continue` not a string) is a
+ * {@linkcode KubeStatusError} with the HTTP code that describes it; a list
+ * body that is a `Status`, or a watch line that is a bare `Status`, is the
+ * {@linkcode KubeStatusError} that Status stands for. List items are not
+ * judged (the watcher reports and drops those that are not objects).
  *
  * @example
  * ```ts
@@ -111,8 +158,9 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
       const invalid = (what: string) =>
         new KubeStatusError({ code: res.status, request, bodyDescription: what });
       if (!res.body) throw invalid("response body is not valid JSON (empty body)");
+      let list: KubeList<T>;
       try {
-        return await decodeListStream<T>(res.body, {
+        list = await decodeListStream<T>(res.body, {
           signal: opts.signal,
           maxItemLength: maxEventLength,
         });
@@ -121,12 +169,15 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
           throw invalid(
             err.problem === "shape"
               ? `response body is not a Kubernetes list (at character ${err.offset})`
+              : err.problem === "encoding"
+              ? `response body is not valid UTF-8 (at character ${err.offset}, after ${err.items} items)`
               : `response body is not valid JSON (${err.problem} at character ${err.offset}, after ${err.items} items)`,
           );
         }
         if (err instanceof KubeNetworkError) throw new KubeNetworkError(request, err.cause);
         throw err;
       }
+      return checkList(list, request, invalid);
     },
     async *watch(opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
       const q = baseQuery();
@@ -141,8 +192,22 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
         accept: metadataOnly ? META_ONE : "application/json",
         signal: opts.signal,
       });
+      opts.onConnected?.();
       if (!res.body) return;
-      yield* watchStream<T>(res.body, { signal: opts.signal, maxEventLength });
+      try {
+        yield* watchStream<T>(res.body, { signal: opts.signal, maxEventLength });
+      } catch (err) {
+        // A bare Status line: name the request, as for every other failure of this watch.
+        if (err instanceof KubeStatusError && err.request === WATCH_STREAM) {
+          throw new KubeStatusError({
+            code: err.code,
+            request: `GET ${path}`,
+            status: err.status,
+            retryAfterMs: err.retryAfterMs,
+          });
+        }
+        throw err;
+      }
     },
   };
 }

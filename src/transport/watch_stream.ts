@@ -1,5 +1,6 @@
 import { WatchDecodeError } from "../api/errors.ts";
-import { bodyText } from "./_body_text.ts";
+import { KubeStatusError } from "../api/kube_status_error.ts";
+import { bodyText, InvalidUtf8Error } from "./_body_text.ts";
 import type { KubeObject, WatchEvent } from "../api/types.ts";
 
 /**
@@ -33,9 +34,17 @@ function decodeLine<T extends KubeObject>(text: string, line: number): WatchEven
   try {
     parsed = JSON.parse(text);
   } catch {
+    // JSON.parse's own message quotes the text: never pass it on.
     throw new WatchDecodeError("syntax", line, text.length);
   }
-  const ev = parsed as { type?: unknown; object?: unknown };
+  const ev = parsed as { type?: unknown; object?: unknown; kind?: unknown };
+  if (
+    ev !== null && typeof ev === "object" && !Array.isArray(ev) && ev.type === undefined &&
+    ev.kind === "Status"
+  ) {
+    // A bare Status where an event belongs: the server (or a proxy) failed the watch.
+    throw KubeStatusError.fromStatus(ev, { request: "watch stream" });
+  }
   if (
     ev === null || typeof ev !== "object" || typeof ev.type !== "string" || !TYPES.has(ev.type) ||
     ev.object === null || typeof ev.object !== "object" || Array.isArray(ev.object)
@@ -44,7 +53,11 @@ function decodeLine<T extends KubeObject>(text: string, line: number): WatchEven
   }
   if (ev.type !== "ERROR") {
     const meta = (ev.object as { metadata?: unknown }).metadata;
-    if (meta === null || typeof meta !== "object") {
+    if (meta === null || typeof meta !== "object" || Array.isArray(meta)) {
+      throw new WatchDecodeError("shape", line, text.length);
+    }
+    const rv = (meta as { resourceVersion?: unknown }).resourceVersion;
+    if (rv !== undefined && rv !== null && typeof rv !== "string") {
       throw new WatchDecodeError("shape", line, text.length);
     }
   }
@@ -55,10 +68,17 @@ function decodeLine<T extends KubeObject>(text: string, line: number): WatchEven
  * Decodes a Kubernetes watch response body (one JSON object per line) into
  * events, whatever the chunk boundaries: inside a multi-byte UTF-8
  * character, inside a line, many KB without a newline. Work is linear in the
- * body size. A line that is not a watch event, or a body that ends
- * mid-line, throws a {@linkcode WatchDecodeError}; a connection that fails
- * mid-body throws a {@linkcode KubeNetworkError}. The generator owns the
- * body: `break`, an abort or an error cancels it.
+ * body size. A line that is not a watch event (including an object whose
+ * `metadata` is not an object or whose `metadata.resourceVersion` is
+ * neither a string nor `null`), a body that ends mid-line, a line longer
+ * than `maxEventLength`, or bytes that are not valid UTF-8 (never replaced
+ * with U+FFFD) throws a {@linkcode WatchDecodeError}, which never quotes
+ * the line. A line that is a bare `Status` (`{"kind":"Status",...}`
+ * instead of an event) throws a {@linkcode KubeStatusError} carrying it
+ * (see `KubeStatusError.fromStatus`). A byte order mark at the very start
+ * of the body is skipped; every other U+FEFF is kept. A connection that
+ * fails mid-body throws a {@linkcode KubeNetworkError}. The generator owns
+ * the body: `break`, an abort or an error cancels it.
  *
  * @example
  * ```ts
@@ -75,32 +95,39 @@ export async function* watchStream<T extends KubeObject = KubeObject>(
   let pending: string[] = [];
   let pendingLength = 0;
   let line = 0;
-  for await (const text of bodyText(body, signal, "watch body")) {
-    let start = 0;
-    let newline: number;
-    while ((newline = text.indexOf("\n", start)) !== -1) {
-      let lineText = text.slice(start, newline);
-      start = newline + 1;
-      line++;
-      if (pending.length > 0) {
-        pending.push(lineText);
-        lineText = pending.join("");
-        pending = [];
-        pendingLength = 0;
+  try {
+    for await (const text of bodyText(body, signal, "watch body")) {
+      let start = 0;
+      let newline: number;
+      while ((newline = text.indexOf("\n", start)) !== -1) {
+        let lineText = text.slice(start, newline);
+        start = newline + 1;
+        line++;
+        if (pending.length > 0) {
+          pending.push(lineText);
+          lineText = pending.join("");
+          pending = [];
+          pendingLength = 0;
+        }
+        if (lineText.length > maxEventLength) {
+          throw new WatchDecodeError("line-too-long", line, lineText.length);
+        }
+        const ev = decodeLine<T>(lineText, line);
+        if (ev) yield ev;
       }
-      if (lineText.length > maxEventLength) {
-        throw new WatchDecodeError("line-too-long", line, lineText.length);
+      if (start < text.length) {
+        pending.push(start === 0 ? text : text.slice(start));
+        pendingLength += text.length - start;
+        if (pendingLength > maxEventLength) {
+          throw new WatchDecodeError("line-too-long", line + 1, pendingLength);
+        }
       }
-      const ev = decodeLine<T>(lineText, line);
-      if (ev) yield ev;
     }
-    if (start < text.length) {
-      pending.push(start === 0 ? text : text.slice(start));
-      pendingLength += text.length - start;
-      if (pendingLength > maxEventLength) {
-        throw new WatchDecodeError("line-too-long", line + 1, pendingLength);
-      }
+  } catch (err) {
+    if (err instanceof InvalidUtf8Error) {
+      throw new WatchDecodeError("encoding", line + 1, pendingLength);
     }
+    throw err;
   }
   const rest = pending.join("");
   if (rest.trim() !== "") throw new WatchDecodeError("truncated", line + 1, rest.length);

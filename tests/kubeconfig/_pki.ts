@@ -60,6 +60,7 @@ async function signed(
   subject: string,
   ca: string,
   ext: string,
+  days = 2,
 ): Promise<Pair> {
   await openssl(
     ["req", ...EC, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", subject],
@@ -80,7 +81,7 @@ async function signed(
       "-out",
       `${name}.crt`,
       "-days",
-      "2",
+      String(days),
       "-extfile",
       `${name}.ext`,
     ],
@@ -146,4 +147,44 @@ export async function createPki(options: { serverNames?: string[] } = {}): Promi
 /** The base64 body lines of a PEM block (what a leak would contain). */
 export function pemBody(pem: string): string[] {
   return pem.split("\n").filter((l) => l && !l.startsWith("-----"));
+}
+
+/**
+ * A server certificate for 127.0.0.1 signed by the PKI's CA but expired
+ * (its validity ended a day ago; openssl 3.0 has no `-not_after`, so
+ * `-days -1`).
+ */
+export async function createExpiredServer(pki: Pki): Promise<Pair> {
+  return await signed(
+    pki.dir,
+    "expired-server",
+    "/CN=kube-apiserver",
+    "ca",
+    "subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    -1,
+  );
+}
+
+/** A self-signed (no CA) server certificate for 127.0.0.1, in the PKI's folder. */
+export async function createSelfSignedServer(pki: Pki): Promise<Pair> {
+  await openssl([
+    "req",
+    "-x509",
+    ...EC,
+    "-keyout",
+    "self-signed.key",
+    "-out",
+    "self-signed.crt",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=self-signed",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+    "-addext",
+    "basicConstraints=critical,CA:FALSE",
+    "-addext",
+    "extendedKeyUsage=serverAuth",
+  ], pki.dir);
+  return pair(pki.dir, "self-signed");
 }

@@ -165,3 +165,31 @@ test("an exec plugin that hangs (even with a child holding its stdout) fails at 
   assert.ok(Date.now() - t0 < 1_500, `settled after ${Date.now() - t0} ms`);
   await new Promise((r) => setTimeout(r, 2_200)); // let the orphaned `sleep` end before the sanitizers look
 });
+
+test("an exec plugin's stderr can be handed to a function as text (and a throwing one is ignored)", () =>
+  withTls(async (pki) => {
+    await writeFile(join(pki.dir, "token"), "tok");
+    const warning = "warning: token cache is stale ✓ 日本\nsecond line\n";
+    const seen: string[] = [];
+    const provider = execCredentialProvider(exec(pki.dir, { PLUGIN_STDERR: warning }), {
+      stderr: (text) => seen.push(text),
+    });
+    assert.equal(await provider({ refresh: false }), "tok");
+    assert.equal(seen.join(""), warning);
+
+    const throwing = execCredentialProvider(exec(pki.dir, { PLUGIN_STDERR: warning }), {
+      stderr: () => {
+        throw new Error("logger down");
+      },
+    });
+    assert.equal(await throwing({ refresh: false }), "tok");
+
+    const failing = execCredentialProvider(
+      exec(pki.dir, { PLUGIN_STDERR: "cannot reach the identity provider\n", PLUGIN_FAIL: "1" }),
+      { stderr: (text) => seen.push(text) },
+    );
+    const err = await Promise.resolve(failing({ refresh: false })).catch((e) => e);
+    assert.ok(err instanceof KubeConfigError);
+    assert.ok(!err.message.includes("identity provider"), "stderr is never put in the error");
+    assert.match(seen.join(""), /cannot reach the identity provider/);
+  }));

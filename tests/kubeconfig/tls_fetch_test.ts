@@ -2,7 +2,10 @@ import assert from "node:assert/strict";
 import { inspect } from "node:util";
 import { createTlsFetch, KubeConfigError, TlsUnsupportedError } from "../../kubeconfig.ts";
 import { runtime, test } from "../_test.ts";
-import { createPki, pemBody } from "./_pki.ts";
+import { createExpiredServer, createPki, createSelfSignedServer, pemBody } from "./_pki.ts";
+import { startTlsServer } from "./_tls_server.ts";
+import { KubeNetworkError } from "../../src/api/errors.ts";
+import { KubeClient } from "../../src/transport/kube_client.ts";
 
 test("an edge runtime asked for a custom CA or client certificate gets a TlsUnsupportedError naming the fields", async () => {
   const err = await createTlsFetch(
@@ -63,6 +66,52 @@ test("a key the TLS client cannot use gives a KubeConfigError naming the fields,
       assert.match(err.message, /client-key-data/);
     }
   } finally {
+    await pki.cleanup();
+  }
+});
+
+test("a server with a self-signed certificate gives a KubeNetworkError naming the certificate problem", async () => {
+  const pki = await createPki();
+  const server = await startTlsServer(pki, { cert: await createSelfSignedServer(pki) });
+  try {
+    const client = new KubeClient({ server: server.url, token: "SECRET-token" });
+    const err = await client
+      .request("/api/v1/pods", { query: { SECRET: "query" } })
+      .catch((e) => e);
+    assert.ok(err instanceof KubeNetworkError, String(err));
+    // Node and Bun say "self-signed"; Deno's TLS (rustls) says "unknown issuer".
+    assert.ok(
+      ["DEPTH_ZERO_SELF_SIGNED_CERT", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY"].includes(err.code!),
+      err.message,
+    );
+    assert.match(err.message, /^GET \/api\/v1\/pods: network error: [A-Z_]+ \(.*certificate.*\)$/);
+    assert.ok(!err.message.includes("SECRET"), err.message);
+    assert.equal(server.seen.length, 0);
+  } finally {
+    await server.close();
+    await pki.cleanup();
+  }
+});
+
+test("a server with an expired certificate gives a KubeNetworkError saying it has expired", async () => {
+  const pki = await createPki();
+  const server = await startTlsServer(pki, { cert: await createExpiredServer(pki) });
+  const tls = await createTlsFetch({ ca: pki.ca.cert });
+  try {
+    const client = new KubeClient({ server: server.url, fetch: tls.fetch, token: "SECRET-token" });
+    const err = await client
+      .request("/api/v1/pods", { query: { watch: "1", SECRET: "query" } })
+      .catch((e) => e);
+    assert.ok(err instanceof KubeNetworkError, String(err));
+    assert.equal(err.code, "CERT_HAS_EXPIRED", err.message);
+    assert.equal(
+      err.message,
+      "GET /api/v1/pods: network error: CERT_HAS_EXPIRED (certificate has expired)",
+    );
+    assert.equal(server.seen.length, 0);
+  } finally {
+    await tls.close();
+    await server.close();
     await pki.cleanup();
   }
 });

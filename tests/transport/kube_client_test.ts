@@ -3,12 +3,15 @@ import { inspect } from "node:util";
 import { test } from "../_test.ts";
 import { configMap } from "../_harness.ts";
 import { fixture } from "../_fixtures.ts";
-import { KubeNetworkError } from "../../src/api/errors.ts";
+import { createServer as createNetServer } from "node:net";
+import type { AddressInfo } from "node:net";
+import { KubeNetworkError, KubeRedirectError } from "../../src/api/errors.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { isExpired, isRetriable, isTooLargeResourceVersion } from "../../src/api/predicates.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 import { FakeApiServer } from "../../testkit.ts";
+import { type HttpServer, startHttpServer } from "./_http_server.ts";
 
 async function withServer(
   fn: (server: FakeApiServer) => Promise<void>,
@@ -190,4 +193,159 @@ test("KubeClient calls fetch unbound, as workerd's fetch requires", async () => 
     assert.equal((await lw.list({})).kind, "ConfigMapList");
     assert.equal(calls, 1);
   });
+});
+
+test("KubeClient ignores a Retry-After that is not a finite non-negative number, in the header or the Status", async () => {
+  const answers: Array<[string | undefined, unknown, number | undefined]> = [
+    ["2", undefined, 2000],
+    ["soon", undefined, undefined],
+    ["NaN", undefined, undefined],
+    ["-5", undefined, undefined],
+    ["Infinity", undefined, undefined],
+    ["Sun, 06 Nov 1994 08:49:37 GMT", undefined, 0],
+    [undefined, 3, 3000],
+    [undefined, "3", undefined],
+    [undefined, -5, undefined],
+    [undefined, { seconds: 3 }, undefined],
+    [undefined, "Infinity", undefined],
+    ["soon", 4, 4000], // an invalid header falls back to the Status
+    ["1", 4, 1000], // a valid header wins
+  ];
+  let next = 0;
+  const server = await startHttpServer((_req, res) => {
+    const [header, seconds] = answers[next++];
+    res.writeHead(429, {
+      "content-type": "application/json",
+      ...(header === undefined ? {} : { "retry-after": header }),
+    });
+    res.end(JSON.stringify({
+      kind: "Status",
+      apiVersion: "v1",
+      status: "Failure",
+      reason: "TooManyRequests",
+      code: 429,
+      ...(seconds === undefined ? {} : { details: { retryAfterSeconds: seconds } }),
+    }));
+  });
+  try {
+    const client = new KubeClient({ server: server.url });
+    for (const [header, seconds, want] of answers) {
+      const err = await client.request("/api/v1/configmaps").catch((e) => e);
+      assert.ok(err instanceof KubeStatusError, String(err));
+      assert.equal(err.code, 429);
+      assert.equal(err.retryAfterMs, want, `header ${header}, retryAfterSeconds ${seconds}`);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test("KubeClient names a refused connection ECONNREFUSED, without query or token", async () => {
+  const port = await closedPort();
+  const client = new KubeClient({ server: `http://127.0.0.1:${port}`, token: "SECRET-token" });
+  const err = await client
+    .request("/api/v1/pods", { query: { labelSelector: "SECRET-query" } })
+    .catch((e) => e);
+  assert.ok(err instanceof KubeNetworkError, String(err));
+  assert.equal(err.code, "ECONNREFUSED");
+  assert.equal(err.message, "GET /api/v1/pods: network error: ECONNREFUSED (connection refused)");
+  assert.ok(!err.message.includes("SECRET"));
+});
+
+test("KubeClient names a host that does not resolve ENOTFOUND", async () => {
+  const client = new KubeClient({ server: "http://does-not-exist.invalid:6443" });
+  const t0 = Date.now();
+  const err = await client
+    .request("/api/v1/pods", { query: { watch: "1", SECRET: "x" } })
+    .catch((e) => e);
+  assert.ok(err instanceof KubeNetworkError, String(err));
+  assert.equal(err.code, "ENOTFOUND", err.message);
+  assert.equal(err.message, "GET /api/v1/pods: network error: ENOTFOUND (host not found)");
+  assert.ok(Date.now() - t0 < 5_000, "resolution failed fast");
+});
+
+/** A server holding other objects than the one the client is configured for. */
+async function elsewhere(): Promise<HttpServer> {
+  return await startHttpServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({
+      kind: "ConfigMapList",
+      apiVersion: "v1",
+      metadata: { resourceVersion: "666" },
+      items: [{ metadata: { name: "IMPOSTOR", namespace: "x" } }],
+    }));
+  });
+}
+
+test("KubeClient refuses redirects: a typed error, no request to the target, no credentials leaked", async () => {
+  const other = await elsewhere();
+  for (const code of [301, 302, 303, 307, 308]) {
+    const redirecting = await startHttpServer((req, res) => {
+      res.writeHead(code, { location: `${other.url}${req.url}&token=SECRET-loc` });
+      res.end();
+    });
+    try {
+      const client = new KubeClient({ server: redirecting.url, token: "SECRET-token" });
+      const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+      const err = await lw.list({ resourceVersion: "0" }).catch((e) => e);
+      assert.ok(err instanceof KubeRedirectError, String(err));
+      assert.ok(err instanceof KubeStatusError);
+      assert.equal(err.code, code);
+      assert.equal(err.location, `${other.url}/api/v1/configmaps`);
+      assert.match(err.message, /^GET \/api\/v1\/configmaps: \d+: redirect refused \(to http:/);
+      assert.ok(!inspect(err, { depth: 5 }).includes("SECRET"), inspect(err));
+      assert.equal(isRetriable(err), false);
+      const watch = lw.watch({ resourceVersion: "1" })[Symbol.asyncIterator]();
+      const werr = await watch.next().catch((e) => e);
+      assert.ok(werr instanceof KubeRedirectError, String(werr));
+      assert.equal(redirecting.seen.length, 2);
+      assert.equal(other.seen.length, 0, `${code}: the redirect target got no request`);
+    } finally {
+      await redirecting.close();
+    }
+  }
+  await other.close();
+});
+
+test("KubeClient refuses the answer of a fetch that followed a redirect anyway", async () => {
+  const other = await elsewhere();
+  const redirecting = await startHttpServer((req, res) => {
+    res.writeHead(302, { location: `${other.url}${req.url}` });
+    res.end();
+  });
+  try {
+    const following: typeof fetch = (input, init) => fetch(input, { ...init, redirect: "follow" });
+    const client = new KubeClient({ server: redirecting.url, fetch: following });
+    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+    const err = await lw.list({}).catch((e) => e);
+    assert.ok(err instanceof KubeRedirectError, String(err));
+    assert.equal(err.code, 0);
+    assert.equal(err.location, `${other.url}/api/v1/configmaps`);
+  } finally {
+    await redirecting.close();
+    await other.close();
+  }
+});
+
+test("KubeClient turns an opaque redirect into a KubeRedirectError", async () => {
+  const opaque: typeof fetch = () => {
+    const res = new Response(null, { status: 200 });
+    Object.defineProperty(res, "type", { value: "opaqueredirect" });
+    Object.defineProperty(res, "status", { value: 0 });
+    return Promise.resolve(res);
+  };
+  const client = new KubeClient({ server: "http://127.0.0.1:1", fetch: opaque });
+  const err = await client.request("/api/v1/pods").catch((e) => e);
+  assert.ok(err instanceof KubeRedirectError, String(err));
+  assert.equal(err.code, 0);
+  assert.equal(err.location, undefined);
 });

@@ -12,6 +12,7 @@ import {
 } from "../../src/transport/list_stream.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 import { FakeApiServer } from "../../testkit.ts";
+import { bomOffsets } from "./_http_server.ts";
 
 const enc = new TextEncoder();
 
@@ -331,4 +332,63 @@ test("resourceListerWatcher's list rejects with the signal's reason when aborted
   } finally {
     await server.close();
   }
+});
+
+/** Chunk sizes cutting `length` bytes at each of `cuts`. */
+function sizesAt(cuts: number[], length: number): number[] {
+  const sizes: number[] = [];
+  let from = 0;
+  for (const cut of [...cuts, length]) {
+    if (cut > from) sizes.push(cut - from);
+    from = Math.max(from, cut);
+  }
+  return sizes;
+}
+
+test("decodeListStream keeps every U+FEFF of the content when chunks start right at EF BB BF", async () => {
+  const data = { lead: "\uFEFFv", tail: "v\uFEFF", only: "\uFEFF", two: "\uFEFF\uFEFF😀" };
+  const list = {
+    kind: "ConfigMapList",
+    metadata: { resourceVersion: "3", note: "\uFEFF" },
+    items: [1, 2, 3].map((i) => ({ metadata: { name: `\uFEFF${i}` }, data })),
+  };
+  for (const text of [JSON.stringify(list), JSON.stringify(list, null, 2)]) {
+    const bytes = enc.encode(text);
+    const boms = bomOffsets(bytes);
+    assert.equal(boms.length, 19);
+    for (const shift of [0, 1, 2, 3]) {
+      const sizes = sizesAt(boms.map((b) => b + shift), bytes.length);
+      assert.deepEqual(await decode(bytes, sizes), expected(text), `shift ${shift}`);
+    }
+    assert.deepEqual(await decode(bytes, 1), expected(text), "one byte per chunk");
+  }
+});
+
+test("decodeListStream skips one byte order mark at the very start of the body only", async () => {
+  const text = '{"metadata":{"resourceVersion":"1"},"items":[{"metadata":{"name":"\uFEFF"}}]}';
+  for (const size of [1, 2, 3, 4, 1000]) {
+    assert.deepEqual(await decode(enc.encode("\uFEFF" + text), size), expected(text), `${size}`);
+  }
+  await assertProblem("\uFEFF\uFEFF" + text, "syntax");
+  await assertProblem(" \uFEFF" + text, "syntax");
+});
+
+test("decodeListStream refuses bytes that are not valid UTF-8 with a typed error and cancels the body", async () => {
+  const head = enc.encode('{"kind":"ConfigMapList","items":[{"a":"ok"},{"metadata":{"name":"');
+  const tail = enc.encode('"}},{"b":1}]}');
+  for (const bad of [[0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88]]) {
+    const bytes = new Uint8Array([...head, ...bad, ...tail]);
+    for (const size of [1, 5, 4096]) {
+      const { body, cancelled } = chunkedBody(bytes, size);
+      const error = await decodeListStream(body).catch((e) => e);
+      assert.ok(error instanceof ListDecodeError, `${bad} in ${size}-byte chunks: ${error}`);
+      assert.equal(error.problem, "encoding");
+      assert.match(error.message, /not valid UTF-8/);
+      assert.ok(size === 4096 || cancelled(), "the body is cancelled");
+    }
+  }
+  const cut = new Uint8Array([...enc.encode('{"items":["'), 0xf0, 0x9f, 0x98]);
+  // the body ends inside a character
+  const direct = await decodeListStream(chunkedBody(cut, 2).body).catch((e) => e);
+  assert.ok(direct instanceof ListDecodeError && direct.problem === "encoding", String(direct));
 });

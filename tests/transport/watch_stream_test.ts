@@ -2,8 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import { chunkedBody, fixture } from "../_fixtures.ts";
 import { KubeNetworkError, WatchDecodeError } from "../../src/api/errors.ts";
+import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import type { WatchEvent } from "../../src/api/types.ts";
 import { watchStream } from "../../src/transport/watch_stream.ts";
+import { bomOffsets } from "./_http_server.ts";
 
 const enc = new TextEncoder();
 
@@ -180,4 +182,108 @@ test("watchStream reports a body that fails mid-stream as a KubeNetworkError", a
   assert.equal(events.length, 1);
   assert.ok(error instanceof KubeNetworkError);
   assert.ok(error.cause instanceof TypeError);
+});
+
+/** Chunk sizes cutting `length` bytes at each of `cuts`. */
+function sizesAt(cuts: number[], length: number): number[] {
+  const sizes: number[] = [];
+  let from = 0;
+  for (const cut of [...cuts, length]) {
+    if (cut > from) sizes.push(cut - from);
+    from = Math.max(from, cut);
+  }
+  return sizes;
+}
+
+test("watchStream keeps every U+FEFF of the content when chunks start right at EF BB BF", async () => {
+  const values = { lead: "\uFEFFv", tail: "v\uFEFF", only: "\uFEFF", two: "\uFEFF\uFEFF😀" };
+  const events = [1, 2, 3].map((i) => ({
+    type: "ADDED",
+    object: { metadata: { name: `\uFEFF${i}`, resourceVersion: String(i) }, data: values },
+  }));
+  const bytes = enc.encode(events.map((e) => JSON.stringify(e) + "\n").join(""));
+  const boms = bomOffsets(bytes);
+  assert.equal(boms.length, 18);
+  for (const shift of [0, 1, 2, 3]) {
+    const sizes = sizesAt(boms.map((b) => b + shift), bytes.length);
+    assert.deepEqual(await collect(chunkedBody(bytes, sizes).body), events, `shift ${shift}`);
+  }
+  assert.deepEqual(await collect(chunkedBody(bytes, 1).body), events, "one byte per chunk");
+});
+
+test("watchStream skips one byte order mark at the very start of the body only", async () => {
+  const line = '{"type":"ADDED","object":{"metadata":{"name":"\uFEFFa"}}}\n';
+  for (const size of [1, 2, 3, 4, 1000]) {
+    const events = await collect(chunkedBody(enc.encode("\uFEFF" + line), size).body);
+    assert.equal(events.length, 1);
+    assert.equal(events[0].object.metadata?.name, "\uFEFFa", `${size}-byte chunks`);
+  }
+  const { error } = await collectUntilError(
+    chunkedBody(enc.encode(line + "\uFEFF" + line), 3).body,
+  );
+  assert.ok(error instanceof WatchDecodeError && error.problem === "syntax", String(error));
+});
+
+test("watchStream refuses bytes that are not valid UTF-8 with a typed error and cancels the body", async () => {
+  const good = enc.encode('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n');
+  for (
+    const bad of [
+      [0xff],
+      [0xc3, 0x28],
+      [0xe2, 0x82], // cut short, then a quote
+      [0xed, 0xa0, 0x80], // a UTF-16 surrogate encoded
+      [0xc0, 0xaf], // overlong
+    ]
+  ) {
+    const bytes = new Uint8Array([
+      ...good,
+      ...enc.encode('{"type":"ADDED","object":{"metadata":{"name":"'),
+      ...bad,
+      ...enc.encode('"}}}\n'),
+      ...good,
+    ]);
+    for (const size of [1, 7, 4096]) {
+      const { body, cancelled } = chunkedBody(bytes, size);
+      const { events, error } = await collectUntilError(body);
+      assert.ok(error instanceof WatchDecodeError, `${bad} in ${size}-byte chunks: ${error}`);
+      assert.equal(error.problem, "encoding");
+      assert.match(error.message, /is not valid UTF-8/);
+      assert.ok(events.length <= 1);
+      assert.ok(size === 4096 || cancelled(), "the body is cancelled");
+    }
+  }
+  const cut = new Uint8Array([...good.slice(0, -1), 0xe2, 0x82]); // ends inside a character
+  const { error } = await collectUntilError(chunkedBody(cut, 5).body);
+  assert.ok(error instanceof WatchDecodeError && error.problem === "encoding", String(error));
+});
+
+test("watchStream turns a bare Status line into the KubeStatusError it stands for", async () => {
+  const status = {
+    kind: "Status",
+    apiVersion: "v1",
+    status: "Failure",
+    reason: "Expired",
+    code: 410,
+  };
+  const text = '{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n' + JSON.stringify(status) +
+    "\n";
+  const { events, error } = await collectUntilError(chunkedBody(enc.encode(text), 9).body);
+  assert.equal(events.length, 1);
+  assert.ok(error instanceof KubeStatusError, String(error));
+  assert.equal(error.code, 410);
+  assert.deepEqual(error.status, status);
+  for (const odd of ['{"kind":"Status","code":"x"}', '{"kind":"Status","status":"Success"}']) {
+    const { error } = await collectUntilError(chunkedBody(enc.encode(odd + "\n"), 4).body);
+    assert.ok(error instanceof KubeStatusError && error.code === 500, String(error));
+  }
+});
+
+test("watchStream refuses an object whose metadata.resourceVersion is not a string", async () => {
+  for (const rv of ["1", "{}", "[]", "false"]) {
+    const line = `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":${rv}}}}\n`;
+    const { error } = await collectUntilError(chunkedBody(enc.encode(line), 8).body);
+    assert.ok(error instanceof WatchDecodeError && error.problem === "shape", `${rv}: ${error}`);
+  }
+  const ok = '{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":null}}}\n';
+  assert.equal((await collect(chunkedBody(enc.encode(ok), 8).body)).length, 1);
 });
