@@ -1,6 +1,7 @@
 /**
  * A real Kubernetes API server for end-to-end tests: etcd and
- * kube-apiserver 1.20.2 (built by scripts/kube_apiserver/build.sh) on
+ * kube-apiserver, 1.20.2 or the current release (built by
+ * scripts/kube_apiserver/build.sh and build_current.sh), on
  * loopback ports, a fresh PKI, a token file, a client CA, kubeconfigs for a
  * token, a client certificate and `kubectl proxy`. Every process is killed
  * and awaited in `stop()`, so Deno's sanitizers stay satisfied.
@@ -22,20 +23,55 @@ import { type KubeConnection, loadKubeConfig } from "../../kubeconfig.ts";
 
 const HOME = process.env.HOME ?? "/root";
 const CACHE = process.env.KUBE_REFLECTOR_CACHE ?? `${HOME}/.cache/kube-reflector`;
-/** The kube-apiserver binary: `KUBE_APISERVER_BIN`, else the build script's cache. */
-export const APISERVER_BIN = process.env.KUBE_APISERVER_BIN ?? `${CACHE}/kube-apiserver-1.20.2`;
-/** kubectl 1.20: `KUBECTL_BIN`, else the build script's cache. */
-export const KUBECTL_BIN = process.env.KUBECTL_BIN ?? `${CACHE}/kubectl-1.20.2`;
-/** etcd: `ETCD_BIN`, else Debian's. */
-export const ETCD_BIN = process.env.ETCD_BIN ?? "/usr/bin/etcd";
+const CURRENT = process.env.KUBE_CURRENT_VERSION ?? "1.37.2";
+const CURRENT_ETCD = process.env.KUBE_CURRENT_ETCD_VERSION ?? "3.6.16";
 
-/** Why the e2e tests cannot run here, or undefined when they can. */
-export function unavailable(): string | undefined {
+/** One Kubernetes release the e2e suite runs against, and its binaries. */
+export interface Release {
+  /** `"1.20"` or the current minor (`"1.37"`): names the test variant. */
+  name: string;
+  /** The full version, as `/version` reports it. */
+  version: string;
+  /** The newest release built by scripts/kube_apiserver/build_current.sh (streaming lists, periodic bookmarks...). */
+  current: boolean;
+  apiserver: string;
+  kubectl: string;
+  etcd: string;
+}
+
+/**
+ * The matrix: kube-apiserver 1.20.2 (Debian's source, Debian's etcd 3.4 and
+ * kubectl 1.20) and the current release (Go modules: kube-apiserver, kubectl,
+ * etcd 3.6). Binaries can be overridden with `KUBE_APISERVER_BIN`,
+ * `KUBECTL_BIN`, `ETCD_BIN` (1.20) and `KUBE_CURRENT_VERSION` (current).
+ */
+export const RELEASES: readonly Release[] = [
+  {
+    name: "1.20",
+    version: "1.20.2",
+    current: false,
+    apiserver: process.env.KUBE_APISERVER_BIN ?? `${CACHE}/kube-apiserver-1.20.2`,
+    kubectl: process.env.KUBECTL_BIN ?? `${CACHE}/kubectl-1.20.2`,
+    etcd: process.env.ETCD_BIN ?? "/usr/bin/etcd",
+  },
+  {
+    name: CURRENT.split(".").slice(0, 2).join("."),
+    version: CURRENT,
+    current: true,
+    apiserver: `${CACHE}/kube-apiserver-${CURRENT}`,
+    kubectl: `${CACHE}/kubectl-${CURRENT}`,
+    etcd: `${CACHE}/etcd-${CURRENT_ETCD}`,
+  },
+];
+
+/** Why the e2e tests of `release` cannot run here, or undefined when they can. */
+export function unavailable(release: Release): string | undefined {
   for (
-    const [what, path] of [["kube-apiserver", APISERVER_BIN], ["kubectl", KUBECTL_BIN], [
-      "etcd",
-      ETCD_BIN,
-    ]]
+    const [what, path] of [
+      ["kube-apiserver", release.apiserver],
+      ["kubectl", release.kubectl],
+      ["etcd", release.etcd],
+    ]
   ) {
     if (!existsSync(path)) {
       return `${what} not found at ${path} (run scripts/kube_apiserver/ensure.sh)`;
@@ -44,15 +80,33 @@ export function unavailable(): string | undefined {
   return undefined;
 }
 
-/** Registers an e2e test, or a visibly skipped one when the binaries are missing. */
-export function e2eTest(name: string, fn: () => Promise<void>): void {
-  const why = unavailable();
-  if (why) test(`${name} [SKIPPED: ${why}]`, () => console.warn(`e2e skipped: ${why}`));
-  else test(name, fn);
+/**
+ * Registers an e2e test once per release (`[kube-apiserver 1.20] name`,
+ * `[kube-apiserver 1.37] name`), or only for the releases `only` names
+ * (`"current"`: a feature 1.20 lacks; `"legacy"`: a 1.20-only behaviour),
+ * each visibly skipped when its binaries are missing.
+ */
+export function e2eTest(
+  name: string,
+  fn: (release: Release) => Promise<void>,
+  options: { only?: "current" | "legacy" } = {},
+): void {
+  for (const release of RELEASES) {
+    if (options.only === "current" && !release.current) continue;
+    if (options.only === "legacy" && release.current) continue;
+    const full = `[kube-apiserver ${release.name}] ${name}`;
+    const why = unavailable(release);
+    if (why) test(`${full} [SKIPPED: ${why}]`, () => console.warn(`e2e skipped: ${why}`));
+    else test(full, () => fn(release));
+  }
 }
 
 /** Options of {@linkcode startCluster}. */
 export interface ClusterOptions {
+  /** Which release to run. Default: the first of {@linkcode RELEASES} (1.20). */
+  release?: Release;
+  /** Extra kube-apiserver flags (e.g. `--feature-gates=WatchList=false`). Default: none. */
+  apiserverArgs?: string[];
   /** Serve watches from etcd directly (`--watch-cache=false`). Default: `false`. */
   noWatchCache?: boolean;
   /** Also start `kubectl proxy`. Default: `false`. */
@@ -85,6 +139,7 @@ export interface Cluster {
 
 /** Starts etcd, kube-apiserver (and kubectl proxy); `stop()` it in `finally`. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const release = options.release ?? RELEASES[0];
   const pki = await createPki();
   const dir = pki.dir;
   const procs: { etcd?: Proc; apiserver?: Proc; proxy?: Proc } = {};
@@ -103,7 +158,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     ];
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
-    procs.etcd = new Proc("etcd", ETCD_BIN, [
+    procs.etcd = new Proc("etcd", release.etcd, [
       "--data-dir",
       join(dir, "etcd"),
       "--listen-client-urls",
@@ -151,6 +206,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       "--etcd-compaction-interval=0",
       "--enable-priority-and-fairness=false",
       ...(options.noWatchCache ? ["--watch-cache=false"] : []),
+      ...(options.apiserverArgs ?? []),
     ];
     const certConfig = await writeConfig(
       dir,
@@ -173,7 +229,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     admin = await loadKubeConfig({ path: certConfig, env: {} });
     const adminConn = admin;
     const startApiserver = async () => {
-      procs.apiserver = new Proc("kube-apiserver", APISERVER_BIN, args);
+      procs.apiserver = new Proc("kube-apiserver", release.apiserver, args);
       const proc = procs.apiserver;
       await eventually(
         async () => {
@@ -191,7 +247,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     await startApiserver();
 
     const startProxy = async () => {
-      procs.proxy = new Proc("kubectl proxy", KUBECTL_BIN, [
+      procs.proxy = new Proc("kubectl proxy", release.kubectl, [
         "proxy",
         `--port=${proxyPort}`,
         "--address=127.0.0.1",

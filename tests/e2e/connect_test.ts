@@ -10,8 +10,8 @@ import {
 
 e2eTest(
   "a real kube-apiserver is reached over TLS with a token file, a client certificate, and through kubectl proxy",
-  async () => {
-    const cluster = await startCluster({ proxy: true });
+  async (release) => {
+    const cluster = await startCluster({ release, proxy: true });
     try {
       await createNamespace(cluster.admin.client, "e2e-connect");
       await churnConfigMaps(cluster.admin.client, "e2e-connect", { ops: 20 });

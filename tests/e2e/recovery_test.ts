@@ -19,8 +19,8 @@ const target = {
 
 e2eTest(
   "the API server restarted mid-watch: the reflector reconnects and store = server",
-  async () => {
-    const cluster = await startCluster();
+  async (release) => {
+    const cluster = await startCluster({ release });
     try {
       const admin = cluster.admin.client;
       await createNamespace(admin, target.namespace);
@@ -47,8 +47,8 @@ e2eTest(
 
 e2eTest(
   "after an API server outage, a change made once /readyz passes reaches the store within seconds (default options)",
-  async () => {
-    const cluster = await startCluster();
+  async (release) => {
+    const cluster = await startCluster({ release });
     try {
       const admin = cluster.admin.client;
       await createNamespace(admin, target.namespace);
@@ -92,8 +92,8 @@ e2eTest(
 
 e2eTest(
   "etcd compacted with the watch cache off: the next watch gets a real 410, the reflector relists",
-  async () => {
-    const cluster = await startCluster({ noWatchCache: true, proxy: true });
+  async (release) => {
+    const cluster = await startCluster({ release, noWatchCache: true, proxy: true });
     try {
       const admin = cluster.admin.client;
       await createNamespace(admin, target.namespace);
@@ -137,8 +137,8 @@ e2eTest(
 
 e2eTest(
   "a token rotated in its file and the old one revoked: the reflector carries on",
-  async () => {
-    const cluster = await startCluster();
+  async (release) => {
+    const cluster = await startCluster({ release });
     try {
       const admin = cluster.admin.client;
       await createNamespace(admin, target.namespace);

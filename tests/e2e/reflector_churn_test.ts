@@ -12,8 +12,8 @@ import {
 
 e2eTest(
   "a reflector over ConfigMaps keeps up with 300 random creates, updates and deletes (store = server, RV by RV)",
-  async () => {
-    const cluster = await startCluster();
+  async (release) => {
+    const cluster = await startCluster({ release });
     try {
       const admin = cluster.admin.client;
       await createNamespace(admin, "e2e-churn");
@@ -52,8 +52,8 @@ e2eTest(
   },
 );
 
-e2eTest("a reflector over apps/v1 Deployments follows creates, scales and deletes", async () => {
-  const cluster = await startCluster();
+e2eTest("a reflector over apps/v1 Deployments follows creates, scales and deletes", async (release) => {
+  const cluster = await startCluster({ release });
   try {
     const admin = cluster.admin.client;
     await createNamespace(admin, "e2e-apps");
