@@ -38,6 +38,7 @@ export * from "./src/cache/namespace_index.ts";
 export * from "./src/transport/resource_path.ts";
 export * from "./src/transport/kube_client.ts";
 export * from "./src/transport/lister_watcher.ts";
+export * from "./src/transport/server_features.ts";
 export * from "./src/transport/resource_lister_watcher.ts";
 export * from "./src/transport/watch_stream.ts";
 export * from "./src/transport/list_stream.ts";

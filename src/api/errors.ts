@@ -220,3 +220,40 @@ function redirectTarget(location: string | URL | null | undefined): string | und
     return "an invalid location";
   }
 }
+
+/**
+ * The server refused a streaming list (`sendInitialEvents`): Kubernetes
+ * before 1.27 answers 422, a server with the `WatchList` feature gate off or
+ * an aggregated API without it answers 400/403/404/405/501. The reflector
+ * lists and watches instead, and remembers it for that server in this
+ * process. Reported once per refusal; `version` names the server's version
+ * when it could be read.
+ *
+ * @example
+ * ```ts
+ * import { StreamingListUnsupportedError } from "./errors.ts";
+ * const err = new StreamingListUnsupportedError("v1.20.2", new Error("422 Invalid"));
+ * console.log(err.message);
+ * // streaming lists refused by kube-apiserver v1.20.2 (422 Invalid): LIST and WATCH from now on for this server
+ * ```
+ */
+export class StreamingListUnsupportedError extends Error {
+  /** The server's `gitVersion`, when known. */
+  readonly version: string | undefined;
+
+  /**
+   * @param version The server's `gitVersion`, when known.
+   * @param cause The refusal.
+   */
+  constructor(version: string | undefined, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(
+      `streaming lists refused by ${
+        version ? `kube-apiserver ${version}` : "the server"
+      } (${why}): LIST and WATCH from now on for this server`,
+      { cause },
+    );
+    this.name = "StreamingListUnsupportedError";
+    this.version = version;
+  }
+}

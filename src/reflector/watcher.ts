@@ -1,11 +1,17 @@
-import { ListTimeoutError, ShortWatchError, UnexpectedKindError } from "../api/errors.ts";
+import {
+  ListTimeoutError,
+  ShortWatchError,
+  StreamingListUnsupportedError,
+  UnexpectedKindError,
+  WatchIdleTimeoutError,
+} from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { failureKind } from "./_failure_kind.ts";
-import { withIdleDeadline } from "./_idle_deadline.ts";
+import { adaptiveIdleMs, MAX_BOOKMARK_GAP_MS, withIdleDeadline } from "./_idle_deadline.ts";
 import { listAllPages, type ListResult } from "./list_pager.ts";
 import {
   type FailureKind,
@@ -79,7 +85,9 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   const o = resolveWatcherOptions(options);
   const { signal, clock, observer } = o;
   const limits = limitsOf(o);
-  let state: MachineState = initialState(o.initialResourceVersion, o.useStreamingList);
+  // A server already known (in this process) to refuse streaming lists is not asked again.
+  const streaming = o.useStreamingList && lw.features?.streamingList !== false;
+  let state: MachineState = initialState(o.initialResourceVersion, streaming);
   observer.relist?.("initial");
 
   while (true) {
@@ -96,6 +104,9 @@ export async function* watcher<T extends KubeObject = KubeObject>(
     }
     const outcome = run.outcome ?? failed("bug", state.phase.rv, 0, 0);
     const t = next(state, outcome, limits);
+    if (state.streaming && !t.state.streaming && lw.features) {
+      lw.features.streamingList = false; // remembered for this server, for the process
+    }
     state = t.state;
     if (t.relist) observer.relist?.(t.relist);
     const ms = waitMs(o, t.wait, run.retryAfterMs);
@@ -201,7 +212,11 @@ async function* performWatch<T extends KubeObject>(
   const { signal, clock, observer } = o;
   const streaming = phase.kind === "stream";
   const timeoutSeconds = Math.max(1, Math.floor((o.minWatchTimeoutMs / 1000) * (1 + o.random())));
-  const idleMs = o.idleTimeoutMs ?? timeoutSeconds * 1000 + o.idleGraceMs;
+  const features = lw.features;
+  const safeIdleMs = timeoutSeconds * 1000 + o.idleGraceMs;
+  const learnt = o.idleTimeoutMs === undefined ? adaptiveIdleMs(features, safeIdleMs) : undefined;
+  const idleMs = o.idleTimeoutMs ?? learnt ?? safeIdleMs;
+  let lastBookmarkAt: number | undefined;
   const { controller, dispose } = childAbortController(signal);
   const started = clock.now();
   // A streaming list is bounded like a list: its end bookmark must come within listTimeoutMs.
@@ -256,9 +271,20 @@ async function* performWatch<T extends KubeObject>(
           });
           run.state = next(run.state, { kind: "synced", rv }, limitsOf(o)).state;
           setState(run.state);
+          if (features) features.streamingList = true;
+          lastBookmarkAt = clock.now();
           observer.state?.({ state: "watching" });
           yield { type: "LIST", items, resourceVersion: rv };
         } else if (!pending) {
+          const now = clock.now();
+          // Two bookmarks on one watch: the server sends them periodically
+          // (1.27+), so later watches to it can use a short idle deadline.
+          if (
+            features && lastBookmarkAt !== undefined && now - lastBookmarkAt <= MAX_BOOKMARK_GAP_MS
+          ) {
+            features.bookmarkIntervalMs = now - lastBookmarkAt;
+          }
+          lastBookmarkAt = now;
           yield { type: "BOOKMARK", resourceVersion: rv };
         }
       } else if (!kindMatches(ev.object, o.expectedKind)) {
@@ -295,10 +321,19 @@ async function* performWatch<T extends KubeObject>(
     if (signal?.aborted) throw signal.reason;
     const err = controller.signal.aborted ? controller.signal.reason : caught;
     const durationMs = clock.now() - started;
+    if (err instanceof WatchIdleTimeoutError && learnt !== undefined && features) {
+      // The short deadline fired: a dead peer, or a server that stopped
+      // sending periodic bookmarks. Use the safe deadline until they are seen again.
+      features.bookmarkIntervalMs = undefined;
+    }
     observer.watchEnd?.({ durationMs, events, error: err, short: false });
-    report(o, err, "watch");
-    run.retryAfterMs = retryAfterOf(err);
     const kind = failureKind(err, run.state.phase.kind === "stream");
+    report(
+      o,
+      kind === "unsupported" ? new StreamingListUnsupportedError(features?.version, err) : err,
+      "watch",
+    );
+    run.retryAfterMs = retryAfterOf(err);
     // An ERROR event that is not a 410 means the stream cannot be trusted past it: relist.
     const fromEvent = err instanceof KubeStatusError && err.request === ERROR_EVENT;
     run.outcome = failed(

@@ -25,8 +25,8 @@ export const WATCHER_DEFAULTS = Object.freeze({
   maxRetryAfterMs: 60_000,
   /** Streaming lists failing in a row before one plain LIST is used instead. */
   streamingListAttempts: 3,
-  /** Streaming lists (`sendInitialEvents`) instead of LIST. */
-  useStreamingList: false,
+  /** Streaming lists (`sendInitialEvents`) instead of LIST, as client-go does since 1.35. */
+  useStreamingList: true,
   /** Backoff of lists and of requests the server answered with an error (client-go's values). */
   backoff: Object.freeze({
     initialMs: 800,

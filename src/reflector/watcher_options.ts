@@ -198,7 +198,14 @@ export interface WatcherOptions {
    * non-negative numbers are ignored. Default: `60_000` ms.
    */
   maxRetryAfterMs?: number;
-  /** Use a streaming list (`sendInitialEvents`) instead of LIST; falls back to LIST when the server refuses. Default: `false`. */
+  /**
+   * Use a streaming list (`sendInitialEvents=true`, served from the watch
+   * cache: no large LIST response to hold) instead of LIST, as client-go does
+   * since 1.35. A server that refuses it (before 1.27, the `WatchList` gate
+   * off, an aggregated API without it) costs one refused request: then LIST
+   * and WATCH, remembered for that server in the process. Set `false` to
+   * always LIST. Default: `true`.
+   */
   useStreamingList?: boolean;
   /**
    * Streaming lists that may fail (or end before their end bookmark) in a

@@ -94,6 +94,16 @@ async function serve(
   );
   if (fault && answeredByFault(reply, route, fault)) return;
 
+  if (method === "GET" && url.pathname === "/version") {
+    // as the release the server imitates: 1.20 without streaming lists, else a current one
+    const [major, minor, patch] = ctx.behaviour.streamingList ? [1, 37, 2] : [1, 20, 2];
+    return reply.json(200, {
+      major: String(major),
+      minor: String(minor),
+      gitVersion: `v${major}.${minor}.${patch}`,
+      platform: "linux/amd64",
+    });
+  }
   if (route.kind === "not-found") {
     return reply.bytes(
       404,

@@ -1,6 +1,7 @@
 import { KubeNetworkError, KubeRedirectError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { statusErrorFromResponse } from "./_http_error.ts";
+import { serverFeatures } from "./server_features.ts";
 
 const TOKEN = /^[\x21-\x7e]+$/;
 
@@ -56,6 +57,25 @@ export interface KubeClientOptions {
 }
 
 /**
+ * What `GET /version` answers (the fields the reflector uses; the server sends more).
+ *
+ * @example
+ * ```ts
+ * import type { ServerVersion } from "./kube_client.ts";
+ * const v: ServerVersion = { major: "1", minor: "37", gitVersion: "v1.37.2" };
+ * console.log(v.gitVersion); // v1.37.2
+ * ```
+ */
+export interface ServerVersion {
+  /** `"1"`. */
+  major: string;
+  /** `"37"` (may carry a `+`). */
+  minor: string;
+  /** `"v1.37.2"`. */
+  gitVersion: string;
+}
+
+/**
  * Options of one {@linkcode KubeClient.request}.
  *
  * @example
@@ -108,6 +128,7 @@ export class KubeClient {
   #token: TokenProvider | undefined;
   #headers: Headers;
   #fetch: typeof fetch;
+  #version: Promise<ServerVersion> | undefined;
 
   constructor(options: KubeClientOptions) {
     const {
@@ -222,6 +243,27 @@ export class KubeClient {
     }
     await refuseRedirect(res, url, described);
     return res;
+  }
+
+  /**
+   * The server's version (`GET /version`), read once per client and cached
+   * (a failed read is not cached). The reflector reads it when it explains
+   * a decision, such as giving up streaming lists for this server.
+   */
+  version(options: { signal?: AbortSignal } = {}): Promise<ServerVersion> {
+    const read = this.#version ??= this.requestJson<ServerVersion>("/version", options).then(
+      (v) => {
+        if (v === null || typeof v !== "object" || typeof v.gitVersion !== "string") {
+          throw new TypeError("GET /version: the answer is not a version");
+        }
+        serverFeatures(this.server).version = v.gitVersion;
+        return v;
+      },
+    );
+    read.catch(() => {
+      if (this.#version === read) this.#version = undefined;
+    });
+    return read;
   }
 
   /** What `JSON.stringify` shows: the server only. */

@@ -1,4 +1,5 @@
 import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
+import type { ServerFeatures } from "./server_features.ts";
 
 /**
  * Options of one list call (one page).
@@ -79,6 +80,12 @@ export interface WatchOptions {
  * ```
  */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
+  /**
+   * What is known of the server behind it, shared per server in the process
+   * (`resourceListerWatcher` sets it); the watcher remembers there that a
+   * server refuses streaming lists or sends periodic bookmarks. Optional.
+   */
+  readonly features?: ServerFeatures;
   list(options: ListOptions): Promise<KubeList<T>>;
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
 }

@@ -5,6 +5,7 @@ import type { KubeClient } from "./kube_client.ts";
 import { decodeListStream, ListDecodeError } from "./list_stream.ts";
 import type { ListerWatcher, ListOptions, WatchOptions } from "./lister_watcher.ts";
 import { resourcePath } from "./resource_path.ts";
+import { serverFeatures } from "./server_features.ts";
 import { watchStream } from "./watch_stream.ts";
 
 /**
@@ -138,7 +139,9 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
     return q;
   };
 
+  const features = serverFeatures(client.server);
   return {
+    features,
     async list(opts: ListOptions): Promise<KubeList<T>> {
       const q = baseQuery();
       if (opts.resourceVersion !== undefined && !opts.continue) {
@@ -187,11 +190,21 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
       if (opts.allowWatchBookmarks) q.set("allowWatchBookmarks", "true");
       if (opts.sendInitialEvents) q.set("sendInitialEvents", "true");
       if (opts.timeoutSeconds !== undefined) q.set("timeoutSeconds", String(opts.timeoutSeconds));
-      const res = await client.request(path, {
-        query: q,
-        accept: metadataOnly ? META_ONE : "application/json",
-        signal: opts.signal,
-      });
+      let res: Response;
+      try {
+        res = await client.request(path, {
+          query: q,
+          accept: metadataOnly ? META_ONE : "application/json",
+          signal: opts.signal,
+        });
+      } catch (err) {
+        // A refused streaming list: learn the server's version, which the
+        // watcher names when it gives up streaming lists for this server.
+        if (opts.sendInitialEvents && err instanceof KubeStatusError && err.code < 500) {
+          await client.version({ signal: opts.signal }).catch(() => {});
+        }
+        throw err;
+      }
       opts.onConnected?.();
       if (!res.body) return;
       try {

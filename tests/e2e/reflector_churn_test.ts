@@ -52,62 +52,74 @@ e2eTest(
   },
 );
 
-e2eTest("a reflector over apps/v1 Deployments follows creates, scales and deletes", async (release) => {
-  const cluster = await startCluster({ release });
-  try {
-    const admin = cluster.admin.client;
-    await createNamespace(admin, "e2e-apps");
-    const base = "/apis/apps/v1/namespaces/e2e-apps/deployments";
-    const deployment = (name: string, replicas: number): KubeObject => ({
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name, namespace: "e2e-apps" },
-      spec: {
-        replicas,
-        selector: { matchLabels: { app: name } },
-        template: {
-          metadata: { labels: { app: name } },
-          spec: { containers: [{ name: "c", image: "busybox" }] },
-        },
-      },
-    } as KubeObject);
-    for (let i = 0; i < 5; i++) {
-      await admin.requestJson(base, { method: "POST", body: deployment(`web-${i}`, 1) });
-    }
-    const conn = await loadKubeConfig({ path: cluster.kubeconfigs.cert, env: {} });
-    const target = {
-      apiVersion: "apps/v1",
-      resource: "deployments",
-      kind: "Deployment",
-      namespace: "e2e-apps",
-    };
-    const r = startReflector(conn.client, target);
+e2eTest(
+  "a reflector over apps/v1 Deployments follows creates, scales and deletes",
+  async (release) => {
+    const cluster = await startCluster({ release });
     try {
-      await r.reflector.synced;
-      assert.equal(r.store.list().length, 5);
-      const random = rng(5);
-      for (let i = 0; i < 30; i++) {
-        const name = `web-${Math.floor(random() * 8)}`;
-        const current = await admin.requestJson<KubeObject>(`${base}/${name}`).catch(() =>
-          undefined
-        );
-        if (!current) await admin.requestJson(base, { method: "POST", body: deployment(name, 1) });
-        else if (random() < 0.7) {
-          const spec = {
-            ...(current.spec as Record<string, unknown>),
-            replicas: Math.floor(random() * 5),
-          };
-          await admin.requestJson(`${base}/${name}`, { method: "PUT", body: { ...current, spec } });
-        } else await admin.requestJson(`${base}/${name}`, { method: "DELETE" });
+      const admin = cluster.admin.client;
+      await createNamespace(admin, "e2e-apps");
+      const base = "/apis/apps/v1/namespaces/e2e-apps/deployments";
+      const deployment = (name: string, replicas: number): KubeObject => ({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name, namespace: "e2e-apps" },
+        spec: {
+          replicas,
+          selector: { matchLabels: { app: name } },
+          template: {
+            metadata: { labels: { app: name } },
+            spec: { containers: [{ name: "c", image: "busybox" }] },
+          },
+        },
+      } as KubeObject);
+      for (let i = 0; i < 5; i++) {
+        await admin.requestJson(base, { method: "POST", body: deployment(`web-${i}`, 1) });
       }
-      await assertStoreEqualsServer(r, admin, target);
-      assert.ok(r.store.list().every((o) => o.kind === "Deployment" && o.apiVersion === "apps/v1"));
-      assert.deepEqual(r.errors, []);
+      const conn = await loadKubeConfig({ path: cluster.kubeconfigs.cert, env: {} });
+      const target = {
+        apiVersion: "apps/v1",
+        resource: "deployments",
+        kind: "Deployment",
+        namespace: "e2e-apps",
+      };
+      const r = startReflector(conn.client, target);
+      try {
+        await r.reflector.synced;
+        assert.equal(r.store.list().length, 5);
+        const random = rng(5);
+        for (let i = 0; i < 30; i++) {
+          const name = `web-${Math.floor(random() * 8)}`;
+          const current = await admin.requestJson<KubeObject>(`${base}/${name}`).catch(() =>
+            undefined
+          );
+          if (!current) {
+            await admin.requestJson(base, {
+              method: "POST",
+              body: deployment(name, 1),
+            });
+          } else if (random() < 0.7) {
+            const spec = {
+              ...(current.spec as Record<string, unknown>),
+              replicas: Math.floor(random() * 5),
+            };
+            await admin.requestJson(`${base}/${name}`, {
+              method: "PUT",
+              body: { ...current, spec },
+            });
+          } else await admin.requestJson(`${base}/${name}`, { method: "DELETE" });
+        }
+        await assertStoreEqualsServer(r, admin, target);
+        assert.ok(
+          r.store.list().every((o) => o.kind === "Deployment" && o.apiVersion === "apps/v1"),
+        );
+        assert.deepEqual(r.errors, []);
+      } finally {
+        await r.stop();
+        await conn.close();
+      }
     } finally {
-      await r.stop();
-      await conn.close();
+      await cluster.stop();
     }
-  } finally {
-    await cluster.stop();
-  }
-});
+  },
+);

@@ -31,6 +31,8 @@ export function obj(
 
 export class FakeListerWatcher implements ListerWatcher {
   lists = 0;
+  /** Streaming lists refused (with 422, as kube-apiserver 1.20 does). */
+  streamingRefusals = 0;
   /** The resourceVersion of every watch request, in order. */
   watchRvs: string[] = [];
   #objects = new Map<string, KubeObject>();
@@ -132,8 +134,13 @@ export class FakeListerWatcher implements ListerWatcher {
 
   async *watch(options: WatchOptions): AsyncGenerator<WatchEvent, void, undefined> {
     const { signal } = options;
-    this.watchRvs.push(options.resourceVersion ?? "");
     signal?.throwIfAborted();
+    if (options.sendInitialEvents) {
+      // as kube-apiserver before 1.27: no streaming lists
+      this.streamingRefusals++;
+      throw new KubeStatusError({ code: 422, status: { reason: "Invalid", code: 422 } });
+    }
+    this.watchRvs.push(options.resourceVersion ?? "");
     const from = Number(options.resourceVersion || this.#rv);
     if (from < this.#minRv) {
       throw new KubeStatusError({ code: 410, status: { reason: "Expired", code: 410 } });
@@ -193,6 +200,7 @@ export async function until(cond: () => boolean, what: string, timeoutMs = 3_000
 
 /** Options that make recovery immediate. */
 export const FAST = {
+  useStreamingList: false,
   backoff: { initialMs: 1, capMs: 5, jitter: 0 },
   shortWatchMs: 0,
 } as const;

@@ -35,6 +35,7 @@ import {
 const BACKOFF = { initialMs: 20, factor: 2, capMs: 100, jitter: 0 } as const;
 
 const HOSTILE: ReflectorOptions = {
+  useStreamingList: false, // the fake server answers streaming lists 422, as 1.20 does
   expectedKind: "ConfigMap",
   backoff: BACKOFF,
   reconnectBackoff: BACKOFF,

@@ -40,6 +40,7 @@ async function setup(
   const reflector = new Reflector(lw, store, {
     clock,
     random: () => 0,
+    useStreamingList: false, // the scripted watch ignores sendInitialEvents unless a test scripts it
     onError: (error, phase) => errors.push({ error, phase, at: clock.now() }),
     ...options,
   });

@@ -219,6 +219,7 @@ test("reflector resyncs the store every period without any request (scenario 22)
     const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
     let allow = true;
     const reflector = new Reflector(lw, store, {
+      useStreamingList: false,
       resyncPeriodMs: 40,
       shouldResync: () => allow,
       onError: () => {},

@@ -11,6 +11,7 @@ import {
   KubeNetworkError,
   ListTimeoutError,
   ShortWatchError,
+  StreamingListUnsupportedError,
   WatchDecodeError,
   WatchIdleTimeoutError,
 } from "../../src/api/errors.ts";
@@ -23,6 +24,7 @@ import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { isTooLargeResourceVersion } from "../../src/api/predicates.ts";
 import { watcher, type WatcherEvent } from "../../src/reflector/watcher.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
+import { serverFeatures } from "../../src/transport/server_features.ts";
 
 test('a relist answered 410 Expired retries at once with resourceVersion="" (scenario 4)', async () => {
   await withReflector({}, async ({ server, store, reflector }) => {
@@ -346,7 +348,9 @@ test("a server without streaming lists (422) makes the reflector fall back to LI
     { reflector: { useStreamingList: true } },
     async ({ server, store, reflector, errors }) => {
       await reflector.synced;
-      assert.equal((errors[0].error as KubeStatusError).code, 422);
+      const refusal = errors[0].error as StreamingListUnsupportedError;
+      assert.ok(refusal instanceof StreamingListUnsupportedError);
+      assert.equal((refusal.cause as KubeStatusError).code, 422);
       assert.equal(requestsOf(server, "list").length, 1);
       await eventually(() => storeEqualsServer(store, server), "store = server");
     },
@@ -408,6 +412,7 @@ test("listTimeoutMs does not bound a whole paginated list whose pages are each f
   const errors: unknown[] = [];
   const reflector = new Reflector(lw, store, {
     listTimeoutMs: 100,
+    useStreamingList: false,
     onError: (e) => errors.push(e),
   });
   const ac = new AbortController();
@@ -434,6 +439,7 @@ test("time a consumer spends on an event does not count towards the idle deadlin
       for await (
         const ev of watcher(lw, {
           signal: ac.signal,
+          useStreamingList: false,
           idleTimeoutMs: 100,
           onError: (e) => errors.push(e),
         })
@@ -455,4 +461,51 @@ test("time a consumer spends on an event does not count towards the idle deadlin
     );
     assert.equal(requestsOf(server, "watch").length, 1, "one watch throughout");
   });
+});
+
+test("streaming lists are the default; a server that refuses them (422) is asked once per process, and the refusal names its version", async () => {
+  await withReflector(
+    { reflector: { useStreamingList: undefined } },
+    async ({ server, client, store, reflector, errors }) => {
+      await reflector.synced;
+      const streamingAsks = () =>
+        requestsOf(server, "watch").filter((r) => r.query.get("sendInitialEvents") === "true");
+      assert.equal(streamingAsks().length, 1, "the default asks for a streaming list");
+      const refusal = errors.find((e) => e.error instanceof StreamingListUnsupportedError);
+      assert.ok(refusal, "the refusal is reported");
+      assert.equal((refusal.error as StreamingListUnsupportedError).version, "v1.20.2");
+      assert.match((refusal.error as Error).message, /v1\.20\.2/);
+      assert.equal(serverFeatures(client.server).streamingList, false);
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+      // A second reflector of the same server does not ask again.
+      const second = new Reflector(
+        resourceListerWatcher(client, {
+          apiVersion: "v1",
+          resource: "configmaps",
+          namespace: "fx",
+        }),
+        new Indexer(metaNamespaceKeyFunc),
+        { onError: () => {} },
+      );
+      const ac = new AbortController();
+      const done = second.run({ signal: ac.signal });
+      await second.synced;
+      ac.abort();
+      await done;
+      assert.equal(streamingAsks().length, 1, "remembered for this server");
+    },
+  );
+});
+
+test("streaming lists by default against a server that supports them: no LIST at all", async () => {
+  await withReflector(
+    { server: { streamingList: true }, reflector: { useStreamingList: undefined } },
+    async ({ server, store, reflector, client }) => {
+      await reflector.synced;
+      assert.equal(requestsOf(server, "list").length, 0);
+      assert.equal(serverFeatures(client.server).streamingList, true);
+      server.create(configMap("later"));
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+    },
+  );
 });
