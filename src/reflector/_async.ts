@@ -34,3 +34,9 @@ export function childAbortController(parent?: AbortSignal): {
   else parent.addEventListener("abort", onAbort, { once: true });
   return { controller, dispose: () => parent.removeEventListener("abort", onAbort) };
 }
+
+/** A random number forced into [0, 1]: a broken `random` (NaN, negative) never makes a zero wait. */
+export function unit(r: number): number {
+  return r >= 0 ? Math.min(r, 1) : 0;
+}
+

@@ -11,6 +11,19 @@ import { isExpired, isTooLargeResourceVersion } from "../api/predicates.ts";
 import { ListDecodeError } from "../transport/list_stream.ts";
 import type { FailureKind } from "./_watch_machine.ts";
 
+/**
+ * Thrown into the watcher (`iterator.throw(...)`) by a consumer that could
+ * not apply the event it was given (the reflector, when its store fails):
+ * the watcher treats it as `bad-data` (relist after the backoff) without
+ * reporting it again, since the consumer has reported the cause.
+ */
+export class ConsumerFailure extends Error {
+  constructor(cause: unknown) {
+    super("the consumer could not apply an event", { cause });
+    this.name = "ConsumerFailure";
+  }
+}
+
 /** HTTP codes with which servers refuse a streaming list (1.20 answers 422 Invalid). */
 const STREAMING_REFUSED = new Set([400, 403, 404, 405, 422, 501]);
 
@@ -28,6 +41,7 @@ export function failureKind(err: unknown, streaming = false): FailureKind {
   }
   if (err instanceof KubeNetworkError || err instanceof WatchIdleTimeoutError) return "no-answer";
   if (err instanceof ListTimeoutError) return "answered";
+  if (err instanceof ConsumerFailure) return "bad-data";
   if (
     err instanceof WatchDecodeError || err instanceof ListDecodeError ||
     err instanceof MalformedResponseError || err instanceof UnexpectedKindError

@@ -4,29 +4,48 @@ import type { ServerFeatures } from "../transport/server_features.ts";
 
 /**
  * Wraps an event stream with an idle deadline: while the wrapper waits for
- * the next event, a timer runs; when `idleMs` pass without one, `abort` is
- * called with a {@linkcode WatchIdleTimeoutError} (the caller aborts the
- * request, which cancels the body and ends the stream). The timer runs only
- * while waiting on the stream, so time the consumer spends on an event is
- * never idle time. Leaves no timer behind.
+ * the next event, the clock runs; when `idleMs` pass without one,
+ * `controller` is aborted with a {@linkcode WatchIdleTimeoutError} (which
+ * cancels the request and its body). Time the consumer spends on an event is
+ * never idle time. One timer, re-armed only when it fires, so events cost no
+ * timer calls. When `controller` aborts, the wrapper stops waiting at once,
+ * even for a stream that ignores its signal. Leaves no timer behind.
  */
 export async function* withIdleDeadline<E>(
   events: AsyncIterable<E>,
   idleMs: number,
   clock: Clock,
-  abort: (reason: WatchIdleTimeoutError) => void,
+  controller: AbortController,
 ): AsyncGenerator<E, void, undefined> {
+  const signal = controller.signal;
   const iterator = events[Symbol.asyncIterator]();
+  /** Set while waiting on the stream; undefined while the consumer holds an event. */
+  let waitingSince: number | undefined;
+  let timer: unknown;
+  const check = () => {
+    const idle = waitingSince === undefined ? 0 : clock.now() - waitingSince;
+    if (idle >= idleMs) controller.abort(new WatchIdleTimeoutError(idleMs));
+    else timer = clock.setTimeout(check, idleMs - idle);
+  };
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  aborted.catch(() => {});
+  let settled = true; // the last next() has settled
+  let last: Promise<unknown> = Promise.resolve();
   let done = false;
+  timer = clock.setTimeout(check, idleMs);
   try {
     while (true) {
-      const handle = clock.setTimeout(() => abort(new WatchIdleTimeoutError(idleMs)), idleMs);
-      let step: IteratorResult<E>;
-      try {
-        step = await iterator.next();
-      } finally {
-        clock.clearTimeout(handle);
-      }
+      waitingSince = clock.now();
+      settled = false;
+      const pending = iterator.next();
+      last = pending.then(() => (settled = true), () => (settled = true));
+      const step = await Promise.race([pending, aborted]);
+      waitingSince = undefined;
       if (step.done) {
         done = true;
         return;
@@ -34,7 +53,19 @@ export async function* withIdleDeadline<E>(
       yield step.value;
     }
   } finally {
-    if (!done) await iterator.return?.();
+    clock.clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+    if (!done) {
+      // A stream that honours its signal settles at once; give one that does
+      // not a moment, then leave it behind rather than hang.
+      if (!settled) {
+        let handle: ReturnType<typeof setTimeout> | undefined;
+        const late = new Promise<void>((resolve) => (handle = setTimeout(resolve, 100)));
+        await Promise.race([last, late]);
+        clearTimeout(handle);
+      }
+      if (settled) await Promise.resolve(iterator.return?.()).catch(() => {});
+    }
   }
 }
 

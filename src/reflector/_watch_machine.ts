@@ -21,8 +21,11 @@ export type Phase =
    * attempts that failed in a row.
    */
   | { kind: "stream"; rv: string; listRv: string; failures: number }
-  /** A watch from `rv`. `fresh`: the first watch after a list, from that list's version. */
-  | { kind: "watch"; rv: string; fresh: boolean };
+  /**
+   * A watch from `rv`. `waited`: the watch starts after a wait (a backoff
+   * after a failure), not straight after a list or a clean close.
+   */
+  | { kind: "watch"; rv: string; waited: boolean };
 
 /**
  * Why a request failed, as far as recovery is concerned.
@@ -42,7 +45,11 @@ export type Outcome =
   | { kind: "listed"; rv: string }
   /** A streaming list's end bookmark arrived at `rv`; the same request goes on as a watch. */
   | { kind: "synced"; rv: string }
-  /** A watch or streaming list closed cleanly; `rv` is the last one it delivered. */
+  /**
+   * A watch or streaming list closed cleanly; `rv` is the last version it
+   * delivered, `events` how many events made progress, `durationMs` how long
+   * it watched (for a streaming list that synced: since its end bookmark).
+   */
   | { kind: "ended"; rv: string; events: number; durationMs: number }
   /** A request failed. For a watch, `rv` is the last version it delivered. */
   | { kind: "failed"; failure: FailureKind; rv: string; events: number; durationMs: number };
@@ -75,8 +82,6 @@ export interface Transition {
   wait: WaitKind;
   /** Set when the next phase is a list (or a streaming list), with its reason. */
   relist?: RelistReason;
-  /** The outcome is a failure the watcher reports as such (a short watch, a streaming list cut short). */
-  reportEnd?: "short-watch" | "stream-incomplete";
 }
 
 /** The first phase: a list (or a streaming list) from `initialRv`, or from `"0"` when none is known. */
@@ -105,14 +110,18 @@ function relist(state: MachineState, rv: string, wait: WaitKind, reason: RelistR
  * - A list that fails with `expired` at a specific version retries at once as
  *   a consistent read (`""`), as client-go does; any other failure retries
  *   the same list after the backoff.
- * - A watch that closes cleanly rewatches from its last version at once; a
- *   short watch (closed under `shortWatchMs` with no event) after the backoff.
+ * - A watch that closes cleanly rewatches from its last version at once; one
+ *   that closes within `shortWatchMs` (whatever it delivered: no healthy
+ *   server ends a watch that soon) after the backoff.
  * - A watch that gets no answer rewatches after the reconnect backoff; one
  *   answered with an error (429, 5xx) rewatches after the backoff (and
  *   `Retry-After`); neither relists.
- * - A watch answered 410 relists from its last version at once, except the
- *   first watch after a list refused within `shortWatchMs` (a server whose
- *   versions expire at once): then after the backoff. One wait, never two.
+ * - A watch answered 410 relists from its last version at once if it had
+ *   lived `shortWatchMs`, or if it started after a wait (after an outage:
+ *   one wait, never two); a 410 within `shortWatchMs` of a watch that
+ *   started without waiting (straight after a list or a clean close: a
+ *   server whose versions expire at once) relists after the backoff. So no
+ *   sequence of answers makes requests without a wait in a loop.
  * - A malformed event, an ERROR event that is not a 410, a failure to apply
  *   an event, or a bug: relist from the last applied version after the
  *   backoff (client-go's rule: the stream cannot be trusted past that point).
@@ -121,12 +130,19 @@ function relist(state: MachineState, rv: string, wait: WaitKind, reason: RelistR
  *   in a row is replaced by one plain LIST (the next relist streams again).
  */
 export function next(state: MachineState, outcome: Outcome, limits: MachineLimits): Transition {
+  const t = decide(state, outcome, limits);
+  const p = t.state.phase;
+  if (p.kind !== "watch") return t;
+  return { ...t, state: { ...t.state, phase: { ...p, waited: t.wait !== "none" } } };
+}
+
+function decide(state: MachineState, outcome: Outcome, limits: MachineLimits): Transition {
   const { phase } = state;
   switch (phase.kind) {
     case "list": {
       if (outcome.kind === "listed") {
         return {
-          state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } },
+          state: { ...state, phase: { kind: "watch", rv: outcome.rv, waited: false } },
           wait: "none",
         };
       }
@@ -143,7 +159,7 @@ export function next(state: MachineState, outcome: Outcome, limits: MachineLimit
     case "stream": {
       if (outcome.kind === "synced") {
         return {
-          state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: true } },
+          state: { ...state, phase: { kind: "watch", rv: outcome.rv, waited: false } },
           wait: "none",
         };
       }
@@ -163,40 +179,32 @@ export function next(state: MachineState, outcome: Outcome, limits: MachineLimit
         };
       }
       const failures = phase.failures + 1;
-      const reportEnd = outcome.kind === "ended" ? "stream-incomplete" as const : undefined;
       if (failures >= limits.streamingListAttempts) {
         return {
           state: { ...state, phase: { kind: "list", rv: phase.listRv } },
           wait: "backoff",
           relist: "streaming-fallback",
-          reportEnd,
         };
       }
       return {
         state: { ...state, phase: { ...phase, failures } },
         wait: "backoff",
         relist: "list-failed",
-        reportEnd,
       };
     }
     case "watch": {
       if (outcome.kind === "listed" || outcome.kind === "synced") {
         return bugOutcome(state, phase.rv);
       }
-      const rewatch = (wait: WaitKind, reportEnd?: "short-watch"): Transition => ({
-        state: { ...state, phase: { kind: "watch", rv: outcome.rv, fresh: false } },
+      const rewatch = (wait: WaitKind): Transition => ({
+        state: { ...state, phase: { kind: "watch", rv: outcome.rv, waited: false } },
         wait,
-        reportEnd,
       });
-      if (outcome.kind === "ended") {
-        const short = outcome.events === 0 && outcome.durationMs < limits.shortWatchMs;
-        return short ? rewatch("backoff", "short-watch") : rewatch("none");
-      }
+      const quick = outcome.durationMs < limits.shortWatchMs;
+      if (outcome.kind === "ended") return rewatch(quick ? "backoff" : "none");
       switch (outcome.failure) {
-        case "expired": {
-          const refusedAtOnce = phase.fresh && outcome.durationMs < limits.shortWatchMs;
-          return relist(state, outcome.rv, refusedAtOnce ? "backoff" : "none", "expired");
-        }
+        case "expired":
+          return relist(state, outcome.rv, quick && !phase.waited ? "backoff" : "none", "expired");
         case "no-answer":
           return rewatch("reconnect");
         case "answered":

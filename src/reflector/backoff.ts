@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "./clock.ts";
 import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
+import { unit } from "./_async.ts";
 
 /**
  * Options of {@linkcode Backoff}; the defaults are client-go's reflector values.
@@ -89,7 +90,7 @@ export class Backoff {
     this.#lastFailure = now;
     const base = this.#current;
     this.#current = Math.min(this.#cap, this.#current * this.#factor);
-    return base + this.#random() * this.#jitter * base;
+    return base + unit(this.#random()) * this.#jitter * base;
   }
 
   /** Forgets past failures: the next delay is `initialMs` again. */

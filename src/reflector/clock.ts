@@ -34,7 +34,8 @@ export interface Clock {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * The real clock: `Date.now`, `setTimeout`, `clearTimeout`. A delay longer
+ * The real clock: milliseconds since the epoch, but monotonic
+ * (`performance.timeOrigin + performance.now()`), `setTimeout`, `clearTimeout`. A delay longer
  * than `setTimeout` can take (2^31−1 ms, about 24.8 days) is split into
  * several timers, so that a 30-day period waits 30 days; a delay that is not
  * a finite number is a `RangeError` (never a timer that fires at once).
@@ -48,7 +49,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * ```
  */
 export const systemClock: Clock = {
-  now: () => Date.now(),
+  // monotonic (a wall-clock step never shortens a backoff or a deadline), on the epoch's scale
+  now: () => performance.timeOrigin + performance.now(),
   setTimeout: (fn, ms) => {
     if (typeof ms !== "number" || Number.isNaN(ms) || ms === Infinity) {
       throw new RangeError(`Clock.setTimeout: delay must be a finite number of ms, got ${ms}`);

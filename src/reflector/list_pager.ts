@@ -1,3 +1,4 @@
+import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { isExpired } from "../api/predicates.ts";
 import type { KubeList, KubeObject } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
@@ -85,6 +86,7 @@ export async function listAllPages<T extends KubeObject>(
   let items: T[] = [];
   let pages = 0;
   let token: string | undefined;
+  const seen = new Set<string>();
   let first: KubeList<T> | undefined;
   do {
     signal?.throwIfAborted();
@@ -101,6 +103,7 @@ export async function listAllPages<T extends KubeObject>(
       items = [];
       page = await lw.list({ resourceVersion, signal });
       token = undefined;
+      seen.clear();
       first = page;
     }
     pages++;
@@ -109,12 +112,25 @@ export async function listAllPages<T extends KubeObject>(
       !page || !Array.isArray(page.items) || typeof page.metadata !== "object" ||
       page.metadata === null
     ) {
-      throw new TypeError("list response is not a Kubernetes list (no items array or metadata)");
+      throw new MalformedResponseError("list", "not a Kubernetes list (no items array or metadata)");
     }
     onPage?.(page.items.length);
     if (items.length === 0) items = page.items;
     else for (const item of page.items) items.push(item);
+    const previous = token;
     token = page.metadata.continue || undefined;
+    if (token !== undefined && (typeof token !== "string" || seen.has(token))) {
+      // A server (or a proxy dropping `continue`) that hands out the same
+      // token again would page forever, holding every page.
+      throw new MalformedResponseError(
+        "list",
+        typeof token !== "string"
+          ? "metadata.continue is not a string"
+          : "the server sent the same continue token twice",
+      );
+    }
+    if (previous !== undefined) seen.add(previous);
+    if (token !== undefined) seen.add(token);
   } while (token);
   return { items, resourceVersion: first.metadata.resourceVersion ?? "", kind: first.kind, pages };
 }

@@ -3,6 +3,7 @@ import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
 import { watcher, type WatcherEvent } from "./watcher.ts";
+import { ConsumerFailure } from "./_failure_kind.ts";
 import {
   OBSERVER_METHODS,
   type ResolvedWatcherOptions,
@@ -72,7 +73,7 @@ export interface ReflectorStatus {
    * accepted: the store is current up to its events), `"waiting"` (backing
    * off after a failure), or `"stopped"` (not running).
    */
-  state: WatcherState | "stopped";
+  state: WatcherState;
   /** `state === "watching"`. */
   watching: boolean;
   /** When `watching` last changed, in the clock's milliseconds: watching since, or stale since. */
@@ -263,7 +264,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       dispose();
       await resync;
       this.#running = false;
-      this.#setState("stopped");
+      this.#options.observer.state?.({ state: "stopped" });
       if (!this.#hasSynced) {
         this.#settleWaiters(new Error(`Reflector ${this.name}: stopped before its first sync`));
       }
@@ -272,34 +273,44 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   /**
    * Runs the watcher into the store until `signal` aborts. The watcher
-   * handles every failure of its own; what reaches this loop is a store
-   * that could not apply an event, or (should one exist) a bug: each is
-   * reported, and the watcher starts again after the backoff, relisting
-   * from the last version applied.
+   * handles every failure of its own; a store that could not apply an event
+   * is reported here and handed back to the watcher (a relist after the
+   * backoff). Should the watcher ever throw (a bug), it is reported and
+   * started again after the backoff, from the last version applied.
    */
   async #watchLoop(signal: AbortSignal): Promise<void> {
-    const { clock, backoff } = this.#options;
+    const { clock, backoff, observer } = this.#options;
     while (!signal.aborted) {
-      let phase: ErrorPhase = "watch";
+      const it = watcher(this.#lw, {
+        ...this.#options,
+        signal,
+        initialResourceVersion: this.#lastSyncResourceVersion,
+      });
       try {
-        const from = {
-          ...this.#options,
-          signal,
-          initialResourceVersion: this.#lastSyncResourceVersion,
-        };
-        for await (const ev of watcher(this.#lw, from)) {
-          phase = "store";
-          this.#apply(ev);
-          phase = "watch";
+        // An event the store could not apply is handed back to the watcher,
+        // whose recovery rules then relist after the backoff.
+        let failure: ConsumerFailure | undefined;
+        while (true) {
+          const r = failure ? await it.throw(failure) : await it.next();
+          failure = undefined;
+          if (r.done) break;
+          try {
+            this.#apply(r.value);
+          } catch (err) {
+            this.#report(err, "store");
+            failure = new ConsumerFailure(err);
+          }
         }
       } catch (err) {
         if (signal.aborted) return;
-        this.#report(err, phase);
+        this.#report(err, "watch"); // the watcher never throws but on abort: a bug of ours
+      } finally {
+        await it.return(undefined).catch(() => {});
       }
       if (signal.aborted) return;
-      this.#options.observer.relist?.("watch-failed");
+      observer.relist?.("watch-failed");
       const ms = backoff.next();
-      this.#setState("waiting");
+      observer.state?.({ state: "waiting", waitMs: ms });
       try {
         await delay(ms, signal, clock);
       } catch {

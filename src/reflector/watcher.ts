@@ -9,8 +9,8 @@ import { KubeStatusError } from "../api/kube_status_error.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
-import { childAbortController, delay } from "./_async.ts";
-import { failureKind } from "./_failure_kind.ts";
+import { childAbortController, delay, unit } from "./_async.ts";
+import { ConsumerFailure, failureKind } from "./_failure_kind.ts";
 import { adaptiveIdleMs, MAX_BOOKMARK_GAP_MS, withIdleDeadline } from "./_idle_deadline.ts";
 import { listAllPages, type ListResult } from "./list_pager.ts";
 import {
@@ -159,8 +159,12 @@ async function* perform<T extends KubeObject>(
   const { phase } = run.state;
   if (phase.kind === "list") {
     const items = await performList(lw, o, run, phase.rv);
-    if (run.outcome?.kind === "listed") {
+    if (run.outcome?.kind !== "listed") return;
+    try {
       yield { type: "LIST", items: items!, resourceVersion: run.outcome.rv };
+    } catch (err) {
+      if (!(err instanceof ConsumerFailure)) throw err;
+      run.outcome = failed("bad-data", phase.rv, 0, 0); // the consumer could not apply it
     }
     return;
   }
@@ -211,14 +215,16 @@ async function* performWatch<T extends KubeObject>(
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   const { signal, clock, observer } = o;
   const streaming = phase.kind === "stream";
-  const timeoutSeconds = Math.max(1, Math.floor((o.minWatchTimeoutMs / 1000) * (1 + o.random())));
+  const timeoutSeconds = Math.max(1, Math.floor((o.minWatchTimeoutMs / 1000) * (1 + unit(o.random()))));
   const features = lw.features;
   const safeIdleMs = timeoutSeconds * 1000 + o.idleGraceMs;
   const learnt = o.idleTimeoutMs === undefined ? adaptiveIdleMs(features, safeIdleMs) : undefined;
   const idleMs = o.idleTimeoutMs ?? learnt ?? safeIdleMs;
-  let lastBookmarkAt: number | undefined;
   const { controller, dispose } = childAbortController(signal);
   const started = clock.now();
+  /** When the watch proper began: the request, or a streaming list's end bookmark. */
+  let watchStarted = started;
+  let lastBookmarkAt: number | undefined;
   // A streaming list is bounded like a list: its end bookmark must come within listTimeoutMs.
   let listDeadline = streaming
     ? clock.setTimeout(
@@ -228,12 +234,23 @@ async function* performWatch<T extends KubeObject>(
     : undefined;
   let pending: Map<string, T> | undefined = streaming ? new Map() : undefined;
   let rv = phase.rv;
-  let events = 0;
-  let connected = false;
-  const connectedNow = () => {
-    if (connected) return;
-    connected = true;
-    if (!pending) observer.state?.({ state: "watching" });
+  /** The last version the consumer has taken (rv runs ahead of it while the consumer holds an event). */
+  let applied = rv;
+  /** Events that made progress: applied, or a bookmark that moved the version on. */
+  let progress = 0;
+  // "watching" (the consumer is current) once the watch has proven itself:
+  // an event that made progress, or open for shortWatchMs after the server
+  // accepted it. A watch accepted and closed at once never counts.
+  let proven = false;
+  let proveTimer: unknown;
+  const prove = () => {
+    clock.clearTimeout(proveTimer);
+    if (proven || pending) return;
+    proven = true;
+    observer.state?.({ state: "watching" });
+  };
+  const accepted = () => {
+    if (proveTimer === undefined && !proven) proveTimer = clock.setTimeout(prove, o.shortWatchMs);
   };
   observer.watchStart?.();
   observer.state?.({ state: streaming ? "listing" : "connecting" });
@@ -245,19 +262,21 @@ async function* performWatch<T extends KubeObject>(
       sendInitialEvents: streaming || undefined,
       resourceVersionMatch: streaming ? "NotOlderThan" : undefined,
       signal: controller.signal,
-      onConnected: connectedNow,
+      onConnected: accepted,
     });
-    for await (
-      const ev of withIdleDeadline(stream, idleMs, clock, (reason) => controller.abort(reason))
-    ) {
-      connectedNow();
+    for await (const ev of withIdleDeadline(stream, idleMs, clock, controller)) {
+      accepted();
       const problem = eventProblem(ev);
       if (problem) throw new MalformedResponseError("watch event", problem);
       if (ev.type === "ERROR") throw statusError(ev.object);
-      events++;
-      const evRv = (ev.object.metadata.resourceVersion as string | undefined) ?? rv;
+      const evRv = ev.object.metadata.resourceVersion;
+      if (evRv === undefined || evRv === "") {
+        // A watch from "" would start "from now" and miss what happened in between.
+        throw new MalformedResponseError("watch event", "metadata.resourceVersion is missing");
+      }
       observer.event?.(ev.type, evRv);
       if (ev.type === "BOOKMARK") {
+        if (evRv !== rv) progress++;
         rv = evRv;
         if (pending && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true") {
           const items = [...pending.values()];
@@ -272,9 +291,11 @@ async function* performWatch<T extends KubeObject>(
           run.state = next(run.state, { kind: "synced", rv }, limitsOf(o)).state;
           setState(run.state);
           if (features) features.streamingList = true;
-          lastBookmarkAt = clock.now();
-          observer.state?.({ state: "watching" });
+          watchStarted = lastBookmarkAt = clock.now();
+          progress = 1;
+          prove();
           yield { type: "LIST", items, resourceVersion: rv };
+          applied = rv;
         } else if (!pending) {
           const now = clock.now();
           // Two bookmarks on one watch: the server sends them periodically
@@ -285,7 +306,9 @@ async function* performWatch<T extends KubeObject>(
             features.bookmarkIntervalMs = now - lastBookmarkAt;
           }
           lastBookmarkAt = now;
+          prove();
           yield { type: "BOOKMARK", resourceVersion: rv };
+          applied = rv;
         }
       } else if (!kindMatches(ev.object, o.expectedKind)) {
         report(o, unexpectedKind(ev.object, o.expectedKind!), "event");
@@ -298,14 +321,17 @@ async function* performWatch<T extends KubeObject>(
         rv = evRv;
       } else {
         rv = evRv;
+        progress++;
+        prove();
         yield { type: ev.type, object: ev.object, resourceVersion: rv };
+        applied = rv;
       }
     }
     // A stream that ends quietly when its request is aborted (the idle
     // deadline, the streaming-list deadline) has failed, not ended.
     controller.signal.throwIfAborted();
-    const durationMs = clock.now() - started;
-    const short = !pending && events === 0 && durationMs < o.shortWatchMs;
+    const durationMs = clock.now() - watchStarted;
+    const short = !pending && progress === 0 && durationMs < o.shortWatchMs;
     const err = pending
       ? new MalformedResponseError(
         "streaming list",
@@ -314,36 +340,40 @@ async function* performWatch<T extends KubeObject>(
       : short
       ? new ShortWatchError(durationMs)
       : undefined;
-    observer.watchEnd?.({ durationMs, events, error: err, short });
+    observer.watchEnd?.({ durationMs, events: progress, error: err, short });
     if (err) report(o, err, "watch");
-    run.outcome = { kind: "ended", rv, events, durationMs };
+    run.outcome = { kind: "ended", rv: applied, events: progress, durationMs };
   } catch (caught) {
     if (signal?.aborted) throw signal.reason;
     const err = controller.signal.aborted ? controller.signal.reason : caught;
-    const durationMs = clock.now() - started;
+    const durationMs = clock.now() - watchStarted;
     if (err instanceof WatchIdleTimeoutError && learnt !== undefined && features) {
       // The short deadline fired: a dead peer, or a server that stopped
       // sending periodic bookmarks. Use the safe deadline until they are seen again.
       features.bookmarkIntervalMs = undefined;
     }
-    observer.watchEnd?.({ durationMs, events, error: err, short: false });
+    observer.watchEnd?.({ durationMs, events: progress, error: err, short: false });
     const kind = failureKind(err, run.state.phase.kind === "stream");
-    report(
-      o,
-      kind === "unsupported" ? new StreamingListUnsupportedError(features?.version, err) : err,
-      "watch",
-    );
+    // The consumer reports its own failures (a store that could not apply an event).
+    if (!(err instanceof ConsumerFailure)) {
+      report(
+        o,
+        kind === "unsupported" ? new StreamingListUnsupportedError(features?.version, err) : err,
+        "watch",
+      );
+    }
     run.retryAfterMs = retryAfterOf(err);
     // An ERROR event that is not a 410 means the stream cannot be trusted past it: relist.
     const fromEvent = err instanceof KubeStatusError && err.request === ERROR_EVENT;
     run.outcome = failed(
       fromEvent && kind !== "expired" ? "bad-data" : kind,
-      rv,
-      events,
+      applied,
+      progress,
       durationMs,
     );
   } finally {
     clock.clearTimeout(listDeadline);
+    clock.clearTimeout(proveTimer);
     dispose();
   }
 }

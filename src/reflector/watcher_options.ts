@@ -62,10 +62,12 @@ export interface WatcherObserver {
   relist?(reason: RelistReason): void;
   /**
    * What the watcher is doing now: `"listing"` (a list or streaming list
-   * in progress), `"connecting"` (a watch requested, not yet accepted),
-   * `"watching"` (a watch accepted by the server: the consumer is current
-   * up to its events), `"waiting"` (backing off for `waitMs` before the
-   * next attempt). Called on every change.
+   * in progress), `"connecting"` (a watch requested, not yet proven),
+   * `"watching"` (a watch that has proven itself: an event that made
+   * progress, or open for `shortWatchMs` after the server accepted it; the
+   * consumer is current up to its events), `"waiting"` (backing off for
+   * `waitMs` before the next attempt), `"stopped"` (a reflector's `run()`
+   * ended). Called on every change.
    */
   state?(info: { state: WatcherState; waitMs?: number }): void;
   /** A watch request is starting. */
@@ -103,7 +105,7 @@ export type RelistReason =
  * console.log(current("waiting")); // false
  * ```
  */
-export type WatcherState = "listing" | "connecting" | "watching" | "waiting";
+export type WatcherState = "listing" | "connecting" | "watching" | "waiting" | "stopped";
 
 /**
  * Options of {@linkcode watcher} (and, through `ReflectorOptions`, of the reflector).
@@ -157,13 +159,14 @@ export interface WatcherOptions {
   /**
    * The idle deadline of a watch: no event for this long and the connection
    * is presumed half-open; its body is cancelled and the watch restarts from
-   * the last resourceVersion. Default: `undefined`, meaning the watch's own
-   * `timeoutSeconds` plus `idleGraceMs`: a server always ends a healthy
-   * watch by its timeout (sending a bookmark just before), so the default
-   * can never cut a healthy watch, at the price of detecting a dead peer
-   * only after up to 2·min + grace (10.5 minutes). Servers that send
-   * periodic bookmarks (1.27+: about every minute) allow a much shorter
-   * value, such as `90_000`.
+   * the last resourceVersion. Default: `undefined`, meaning adaptive per
+   * server: the watch's own `timeoutSeconds` plus `idleGraceMs` (a server
+   * always ends a healthy watch by its timeout, so this never cuts one, but
+   * finds a dead peer only after up to 2·min + grace, 10.5 minutes) until the
+   * server has been seen sending periodic bookmarks (two on one watch;
+   * Kubernetes 1.27+ sends one about every minute); from then on 1.5 times
+   * the observed interval, at least 90 s. If that short deadline fires, the
+   * safe one applies again until periodic bookmarks are seen anew.
    */
   idleTimeoutMs?: number;
   /** Added to the watch timeout to form the default idle deadline. Default: `30_000` ms. */

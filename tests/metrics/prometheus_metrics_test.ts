@@ -29,6 +29,7 @@ test("prometheus adapter records a running informer's lists, watches, errors, st
     lw.apply({ ...obj("a"), data: { v: "1" } });
     lw.expire();
     await until(() => lw.lists === 2 && lw.liveWatches === 1, "relist and rewatch");
+    await until(() => informer.status.watching, "the watch proven");
     const text = await registry.metrics();
     const n = '{name="cms"}';
     assert.equal(value(text, `kube_reflector_lists_total${n}`), 2);

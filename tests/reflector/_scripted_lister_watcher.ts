@@ -13,6 +13,7 @@ import type {
   WatchOptions,
 } from "../../src/transport/lister_watcher.ts";
 import type { ManualClock } from "../../testkit.ts";
+import type { ServerFeatures } from "../../src/transport/server_features.ts";
 
 /** One recorded call. */
 export interface Call {
@@ -58,6 +59,8 @@ export async function* events(
 
 export class ScriptedListerWatcher implements ListerWatcher {
   readonly calls: Call[] = [];
+  /** What the watcher learns of this "server" (set it to test per-server memory). */
+  features?: ServerFeatures;
   objects: KubeObject[] = [];
   resourceVersion = "10";
   /** Answers a list; default: the current objects at the current version. */

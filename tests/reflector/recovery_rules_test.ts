@@ -6,7 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { KubeNetworkError, ListTimeoutError } from "../../src/api/errors.ts";
+import { KubeNetworkError, ListTimeoutError, WatchIdleTimeoutError } from "../../src/api/errors.ts";
+import type { ServerFeatures } from "../../src/transport/server_features.ts";
+import type { WatchOptions } from "../../src/transport/lister_watcher.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { MalformedResponseError } from "../../src/api/malformed_response_error.ts";
 import type { KubeObject, WatchEvent } from "../../src/api/types.ts";
@@ -246,6 +248,32 @@ test("no hot loop from any failure: an hour of fake time stays within the backof
     ["watch throws synchronously", (t) => (t.lw.onWatch = () => {
       throw new TypeError("bug");
     }), 30_000 / 2],
+    // sequences found by review: each quick answer must be followed by a wait
+    ["one new bookmark then close, and a 410 at once on the rewatch", (t) => {
+      let v = 100;
+      t.lw.onWatch = (o, n) => {
+        if (n % 2 === 0) throw GONE();
+        return events(
+          [ev("BOOKMARK", { metadata: { resourceVersion: String(++v) } } as never)],
+          o,
+          "close",
+        );
+      };
+      t.lw.onList = () => ({ metadata: { resourceVersion: String(++v) }, items: [] });
+    }, 30_000 / 3],
+    ["one event of another kind then close", (t) => {
+      t.lw.onWatch = (o) => events([ev("ADDED", { ...cm("s", "11"), kind: "Secret" })], o, "close");
+    }, 30_000],
+    ["a bookmark at the same version then close", (t) => {
+      t.lw.onWatch = (o) =>
+        events([ev("BOOKMARK", { metadata: { resourceVersion: "10" } } as never)], o, "close");
+    }, 30_000],
+    ["a bookmark without a resourceVersion", (t) => {
+      t.lw.onWatch = (o) => events([ev("BOOKMARK", { metadata: {} } as never)], o);
+    }, 30_000 / 2],
+    ["list: the same continue token on every page", (t) => {
+      t.lw.onList = () => ({ metadata: { resourceVersion: "10", continue: "again" }, items: [] });
+    }, 30_000 / 2], /* two pages per attempt */
   ];
   for (const [name, inject, steadyGap] of cases) {
     const t = await setup();
@@ -262,7 +290,8 @@ test("no hot loop from any failure: an hour of fake time stays within the backof
       await t.clock.advance(HOUR);
       const n = t.lw.calls.length - from;
       // the schedule: at most one request per steady gap, plus the ramp up to the cap
-      const allowed = HOUR / steadyGap + 12;
+      // (requests per wait, times the waits of the ramp up to the cap)
+      const allowed = HOUR / steadyGap + 8 * Math.max(1, Math.round(30_000 / steadyGap));
       assert.ok(n <= allowed, `${name}: ${n} requests in an hour, allowed ${allowed}`);
       assert.ok(n >= HOUR / (steadyGap * 2) / 2, `${name}: still trying (${n} requests)`);
       assert.ok(t.running(), `${name}: run() goes on`);
@@ -462,26 +491,133 @@ test("status shows when the store is stale: watching, since when, the last event
   try {
     await t.reflector.synced;
     await t.clock.flush();
+    assert.equal(t.reflector.status.state, "connecting", "accepted, not yet proven");
+    await t.clock.advance(1_000); // open for shortWatchMs: proven
     assert.equal(t.reflector.status.state, "watching");
     assert.equal(t.reflector.status.watching, true);
     t.lw.onWatch = () => {
       throw REFUSED();
     };
-    await t.clock.advance(330_000);
+    await t.clock.advance(329_000);
     const s = t.reflector.status;
     assert.equal(s.watching, false);
     assert.equal(s.state, "waiting");
     assert.equal(s.since, 330_000, "stale since the watch was lost");
     assert.ok(s.lastError?.error instanceof Error);
+    // Watches accepted and closed at once, again and again, never count as current.
+    t.lw.onWatch = (o) => events([], o, "close");
     await t.clock.advance(10_000);
+    assert.equal(t.reflector.status.watching, false);
     assert.equal(t.reflector.status.since, 330_000, "still stale since then");
     t.lw.onWatch = (o) =>
       events([ev("BOOKMARK", { metadata: { resourceVersion: "11" } } as never)], o);
-    await t.clock.advance(2_000);
+    await t.clock.advance(30_000); // past the short watches' backoff
     assert.equal(t.reflector.status.watching, true);
     assert.ok(t.reflector.status.lastEventAt! >= 340_000);
   } finally {
     await t.stop();
   }
   assert.equal(t.reflector.status.state, "stopped");
+});
+
+test("a ListerWatcher whose stream ignores its signal cannot freeze the reflector: the idle deadline still moves on, and run() settles on abort", async () => {
+  const t = await setup({}, undefined, (lw) => {
+    lw.onWatch = (o, n) =>
+      n === 0
+        ? {
+          [Symbol.asyncIterator]: () => ({
+            next: () => new Promise<IteratorResult<WatchEvent>>(() => {}), // never settles
+          }),
+        }
+        : events([], o);
+  });
+  try {
+    await t.reflector.synced;
+    await t.clock.advance(330_000); // the idle deadline of the stuck watch
+    await new Promise((r) => setTimeout(r, 150)); // the grace given to a stream to settle
+    await t.clock.advance(800); // the reconnect backoff
+    assert.equal(t.lw.of("watch").length, 2, "watched again");
+    assert.ok(t.running());
+  } finally {
+    await t.stop();
+  }
+});
+
+test("a random source returning NaN or negatives never makes a zero wait", async () => {
+  for (const random of [() => NaN, () => -1]) {
+    const t = await setup({ random });
+    try {
+      await t.reflector.synced;
+      t.lw.onWatch = () => {
+        throw new KubeStatusError({ code: 503 });
+      };
+      await t.clock.advance(IDLE_END);
+      const n = t.lw.of("watch").length;
+      assert.equal(n, 2);
+      await t.clock.advance(799);
+      assert.equal(t.lw.of("watch").length, n, "the backoff's base delay still applies");
+      const w = t.lw.of("watch")[1].options as { timeoutSeconds?: number };
+      assert.equal(w.timeoutSeconds, 300, "a finite watch timeout");
+    } finally {
+      await t.stop();
+    }
+  }
+});
+
+test("the idle deadline adapts per server: after periodic bookmarks a silent watch is cut in 90 s, then the safe default returns", async () => {
+  const features: ServerFeatures = {};
+  /** A watch that sends a bookmark every 60 s of fake time, `count` times, then closes. */
+  async function* periodic(
+    clock: ManualClock,
+    o: WatchOptions,
+    count: number,
+  ): AsyncGenerator<WatchEvent> {
+    o.onConnected?.();
+    for (let i = 1; i <= count; i++) {
+      await new Promise<void>((resolve) => {
+        const h = clock.setTimeout(resolve, 60_000);
+        o.signal?.addEventListener("abort", () => {
+          clock.clearTimeout(h);
+          resolve();
+        }, { once: true });
+      });
+      if (o.signal?.aborted) return;
+      yield ev("BOOKMARK", { metadata: { resourceVersion: String(10 + i) } } as never);
+    }
+  }
+  const t = await setup({}, undefined, (lw) => {
+    lw.features = features;
+    lw.onWatch = (o, n) => (n === 0 ? periodic(lw.clock, o, 2) : events([], o));
+  });
+  try {
+    await t.reflector.synced;
+    await t.clock.advance(120_000); // two bookmarks, 60 s apart; the watch closes
+    assert.equal(features.bookmarkIntervalMs, 60_000, "periodic bookmarks seen");
+    assert.equal(t.lw.of("watch").length, 2, "rewatched at once");
+    await t.clock.advance(90_000 - 1);
+    assert.equal(t.lw.of("watch").length, 2, "the silent watch is not cut before 90 s");
+    await t.clock.advance(1 + 800); // the 90 s deadline, then the reconnect backoff
+    assert.equal(t.lw.of("watch").length, 3, "a silent watch cut after 90 s");
+    assert.ok(t.errors.some((e) => e.error instanceof WatchIdleTimeoutError));
+    assert.equal(features.bookmarkIntervalMs, undefined, "treated as silent again");
+    await t.clock.advance(329_000);
+    assert.equal(t.lw.of("watch").length, 3, "the safe default (watch timeout + grace) again");
+  } finally {
+    await t.stop();
+  }
+});
+
+test("against a server that never sends periodic bookmarks the idle deadline stays at the watch timeout + grace", async () => {
+  const features: ServerFeatures = {};
+  const t = await setup({}, undefined, (lw) => (lw.features = features));
+  try {
+    await t.reflector.synced;
+    await t.clock.advance(329_999);
+    assert.equal(t.lw.of("watch").length, 1);
+    assert.equal(features.bookmarkIntervalMs, undefined);
+    await t.clock.advance(1 + 800);
+    assert.equal(t.lw.of("watch").length, 2);
+  } finally {
+    await t.stop();
+  }
 });
