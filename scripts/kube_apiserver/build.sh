@@ -111,9 +111,14 @@ fi
 
 # 7. kube-apiserver.
 log "go build ./cmd/kube-apiserver (takes ~7 minutes on 2 cores)"
-V=k8s.io/kubernetes/vendor/k8s.io/component-base/version
-"$GO" build -o "$BIN.tmp" -ldflags "-s -w -X $V.gitVersion=v$VERSION -X $V.gitMajor=1 -X $V.gitMinor=20 \
-  -X $V.gitTreeState=clean -X $V.buildDate=2021-01-13T00:00:00Z" ./cmd/kube-apiserver
+# The version variables, under both names the vendored package may carry
+# (so that /version answers v1.20.2, which the reflector names in its logs).
+LDFLAGS="-s -w"
+for V in k8s.io/kubernetes/vendor/k8s.io/component-base/version k8s.io/component-base/version; do
+  LDFLAGS="$LDFLAGS -X $V.gitVersion=v$VERSION -X $V.gitMajor=1 -X $V.gitMinor=20"
+  LDFLAGS="$LDFLAGS -X $V.gitTreeState=clean -X $V.buildDate=2021-01-13T00:00:00Z"
+done
+"$GO" build -o "$BIN.tmp" -ldflags "$LDFLAGS" ./cmd/kube-apiserver
 mv "$BIN.tmp" "$BIN"
 log "built $BIN"
 "$BIN" --version >&2

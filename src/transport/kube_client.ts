@@ -95,6 +95,11 @@ export interface KubeRequestOptions {
   query?: URLSearchParams | Record<string, string>;
   /** The `Accept` header. Default: `"application/json"`. */
   accept?: string;
+  /**
+   * The `Accept-Encoding` header, where the runtime lets us set it. Default:
+   * the runtime's own (usually `gzip, br`, decompressed by `fetch`).
+   */
+  acceptEncoding?: string;
   /** A JSON body to send. Default: none. */
   body?: unknown;
   /** Aborts the request and its body. */
@@ -171,16 +176,24 @@ export class KubeClient {
    * rejects with a typed error otherwise.
    */
   async request(path: string, options: KubeRequestOptions = {}): Promise<Response> {
-    const { method = "GET", query, accept = "application/json", body, signal } = options;
+    const {
+      method = "GET",
+      query,
+      accept = "application/json",
+      acceptEncoding,
+      body,
+      signal,
+    } = options;
     signal?.throwIfAborted();
     const url = new URL(this.server);
     url.pathname = url.pathname.replace(/\/$/, "") + path;
     url.search = new URLSearchParams(query).toString();
     const described = `${method} ${path}`;
-    let res = await this.#send(url, method, accept, body, false, described, signal);
+    const send = { method, accept, acceptEncoding, body, described, signal };
+    let res = await this.#send(url, send, false);
     if (res.status === 401 && this.#token) {
       await res.body?.cancel().catch(() => {});
-      res = await this.#send(url, method, accept, body, true, described, signal);
+      res = await this.#send(url, send, true);
     }
     if (res.status >= 400) throw await statusErrorFromResponse(res, described);
     return res;
@@ -205,15 +218,20 @@ export class KubeClient {
 
   async #send(
     url: URL,
-    method: string,
-    accept: string,
-    body: unknown,
+    opts: {
+      method: string;
+      accept: string;
+      acceptEncoding: string | undefined;
+      body: unknown;
+      described: string;
+      signal: AbortSignal | undefined;
+    },
     refresh: boolean,
-    described: string,
-    signal: AbortSignal | undefined,
   ): Promise<Response> {
+    const { method, accept, acceptEncoding, body, described, signal } = opts;
     const headers = new Headers(this.#headers);
     headers.set("accept", accept);
+    if (acceptEncoding !== undefined) headers.set("accept-encoding", acceptEncoding);
     const token = await this.#token?.({ refresh, signal });
     if (token) {
       // Checked here so that the runtime's own header check, which quotes

@@ -195,6 +195,12 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
         res = await client.request(path, {
           query: q,
           accept: metadataOnly ? META_ONE : "application/json",
+          // Uncompressed: kube-apiserver 1.37 ends a compressed watch's gzip
+          // stream after a streaming list's initial events and goes on in a
+          // second gzip member, which fetch's decoders (Deno's, curl's) drop:
+          // the end bookmark and every later event would be lost. Watch
+          // events are small and must arrive at once anyway.
+          acceptEncoding: "identity",
           signal: opts.signal,
         });
       } catch (err) {

@@ -132,6 +132,8 @@ export interface Cluster {
   startApiserver(): Promise<void>;
   stopProxy(): Promise<void>;
   startProxy(): Promise<void>;
+  /** The last lines kube-apiserver wrote (for a failing test's message). */
+  apiserverLog(): string;
   /** Compacts etcd at its current revision; returns it. */
   compactEtcd(): Promise<number>;
   stop(): Promise<void>;
@@ -287,6 +289,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         await new Promise((r) => setTimeout(r, downMs));
         await startApiserver();
       },
+      apiserverLog: () => procs.apiserver?.tail.join("") ?? "",
       stopProxy: () => procs.proxy!.stop(),
       startProxy,
       compactEtcd: async () => {

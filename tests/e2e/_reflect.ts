@@ -14,6 +14,7 @@ import {
   type ReflectorOptions,
   resourceListerWatcher,
   resourcePath,
+  StreamingListUnsupportedError,
 } from "../../mod.ts";
 import { eventually } from "./_cluster.ts";
 
@@ -200,4 +201,12 @@ export async function churnConfigMaps(
     while (issued < ops) await one(issued++);
   }));
   return counts;
+}
+
+/**
+ * The errors a reflector reported, less the one expected notice: a server
+ * without streaming lists (1.20) refusing the first one.
+ */
+export function unexpectedErrors(r: RunningReflector): RunningReflector["errors"] {
+  return r.errors.filter((e) => !(e.error instanceof StreamingListUnsupportedError));
 }
