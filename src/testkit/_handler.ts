@@ -193,6 +193,8 @@ function recordOf(route: Route, method: string, url: URL, req: IncomingMessage):
   }
   if (req.headers.authorization !== undefined) record.authorization = req.headers.authorization;
   if (req.headers.accept !== undefined) record.accept = req.headers.accept;
+  const encoding = req.headers["accept-encoding"];
+  if (encoding !== undefined) record.acceptEncoding = String(encoding);
   return record;
 }
 

@@ -114,6 +114,8 @@ export interface RecordedRequest {
   authorization?: string;
   /** The `Accept` header as sent. */
   accept?: string;
+  /** The `Accept-Encoding` header, when sent. */
+  acceptEncoding?: string;
   /** `Date.now()` at arrival. */
   at: number;
   /** The HTTP status once answered (`undefined` while unanswered, or when the connection was reset). */

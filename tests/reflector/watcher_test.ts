@@ -509,3 +509,11 @@ test("streaming lists by default against a server that supports them: no LIST at
     },
   );
 });
+
+test("watches ask for an uncompressed body (a compressed streaming list loses its end bookmark on 1.37)", async () => {
+  await withReflector({}, async ({ server, reflector }) => {
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    for (const w of requestsOf(server, "watch")) assert.equal(w.acceptEncoding, "identity");
+  });
+});
