@@ -39,4 +39,3 @@ export function childAbortController(parent?: AbortSignal): {
 export function unit(r: number): number {
   return r >= 0 ? Math.min(r, 1) : 0;
 }
-

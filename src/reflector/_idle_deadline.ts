@@ -7,25 +7,33 @@ import type { ServerFeatures } from "../transport/server_features.ts";
  * the next event, the clock runs; when `idleMs` pass without one,
  * `controller` is aborted with a {@linkcode WatchIdleTimeoutError} (which
  * cancels the request and its body). Time the consumer spends on an event is
- * never idle time. One timer, re-armed only when it fires, so events cost no
- * timer calls. When `controller` aborts, the wrapper stops waiting at once,
+ * never idle time. `idleMs` is read again each time the timer fires (with
+ * `adaptive`, at least every 15 s), so a deadline that shrinks mid-watch
+ * applies to it.
+ * One timer, re-armed only when it fires, so events cost no timer calls. When `controller` aborts, the wrapper stops waiting at once,
  * even for a stream that ignores its signal. Leaves no timer behind.
  */
 export async function* withIdleDeadline<E>(
   events: AsyncIterable<E>,
-  idleMs: number,
+  idleMs: () => number,
   clock: Clock,
   controller: AbortController,
+  /** The deadline may shrink while the watch runs: look again at least every 15 s. */
+  adaptive = false,
 ): AsyncGenerator<E, void, undefined> {
   const signal = controller.signal;
+  const cap = adaptive ? CHECK_MS : Infinity;
   const iterator = events[Symbol.asyncIterator]();
   /** Set while waiting on the stream; undefined while the consumer holds an event. */
   let waitingSince: number | undefined;
   let timer: unknown;
+  // The deadline may shrink while the watch runs (periodic bookmarks learnt
+  // on it): the timer looks again at least every CHECK_MS.
   const check = () => {
     const idle = waitingSince === undefined ? 0 : clock.now() - waitingSince;
-    if (idle >= idleMs) controller.abort(new WatchIdleTimeoutError(idleMs));
-    else timer = clock.setTimeout(check, idleMs - idle);
+    const limit = idleMs();
+    if (idle >= limit) controller.abort(new WatchIdleTimeoutError(limit));
+    else timer = clock.setTimeout(check, Math.min(limit - idle, cap));
   };
   let onAbort = () => {};
   const aborted = new Promise<never>((_, reject) => {
@@ -37,7 +45,7 @@ export async function* withIdleDeadline<E>(
   let settled = true; // the last next() has settled
   let last: Promise<unknown> = Promise.resolve();
   let done = false;
-  timer = clock.setTimeout(check, idleMs);
+  timer = clock.setTimeout(check, Math.min(idleMs(), cap));
   try {
     while (true) {
       waitingSince = clock.now();
@@ -68,6 +76,9 @@ export async function* withIdleDeadline<E>(
     }
   }
 }
+
+/** The idle deadline is looked at again at least this often. */
+const CHECK_MS = 15_000;
 
 /** Bookmarks further apart than this are not taken for periodic ones. */
 export const MAX_BOOKMARK_GAP_MS = 5 * 60_000;

@@ -112,7 +112,10 @@ export async function listAllPages<T extends KubeObject>(
       !page || !Array.isArray(page.items) || typeof page.metadata !== "object" ||
       page.metadata === null
     ) {
-      throw new MalformedResponseError("list", "not a Kubernetes list (no items array or metadata)");
+      throw new MalformedResponseError(
+        "list",
+        "not a Kubernetes list (no items array or metadata)",
+      );
     }
     onPage?.(page.items.length);
     if (items.length === 0) items = page.items;

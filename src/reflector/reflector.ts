@@ -189,6 +189,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       },
     };
     this.#status = { state: "stopped", watching: false, since: this.#options.clock.now() };
+    this.#lastSyncResourceVersion = this.#options.initialResourceVersion; // the option, until a sync
     this.#resyncPeriodMs = resyncPeriodMs;
     this.#shouldResync = shouldResync;
     this.synced = new Promise((resolve) => (this.#markSynced = resolve));

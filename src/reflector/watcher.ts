@@ -215,11 +215,17 @@ async function* performWatch<T extends KubeObject>(
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   const { signal, clock, observer } = o;
   const streaming = phase.kind === "stream";
-  const timeoutSeconds = Math.max(1, Math.floor((o.minWatchTimeoutMs / 1000) * (1 + unit(o.random()))));
+  const timeoutSeconds = Math.max(
+    1,
+    Math.floor((o.minWatchTimeoutMs / 1000) * (1 + unit(o.random()))),
+  );
   const features = lw.features;
   const safeIdleMs = timeoutSeconds * 1000 + o.idleGraceMs;
-  const learnt = o.idleTimeoutMs === undefined ? adaptiveIdleMs(features, safeIdleMs) : undefined;
-  const idleMs = o.idleTimeoutMs ?? learnt ?? safeIdleMs;
+  // Read again as the watch runs: periodic bookmarks learnt on this very
+  // watch shorten its own deadline too.
+  const learntIdleMs = () =>
+    o.idleTimeoutMs === undefined ? adaptiveIdleMs(features, safeIdleMs) : undefined;
+  const idleMs = () => o.idleTimeoutMs ?? learntIdleMs() ?? safeIdleMs;
   const { controller, dispose } = childAbortController(signal);
   const started = clock.now();
   /** When the watch proper began: the request, or a streaming list's end bookmark. */
@@ -264,7 +270,8 @@ async function* performWatch<T extends KubeObject>(
       signal: controller.signal,
       onConnected: accepted,
     });
-    for await (const ev of withIdleDeadline(stream, idleMs, clock, controller)) {
+    const adaptive = o.idleTimeoutMs === undefined && features !== undefined;
+    for await (const ev of withIdleDeadline(stream, idleMs, clock, controller, adaptive)) {
       accepted();
       const problem = eventProblem(ev);
       if (problem) throw new MalformedResponseError("watch event", problem);
@@ -347,7 +354,7 @@ async function* performWatch<T extends KubeObject>(
     if (signal?.aborted) throw signal.reason;
     const err = controller.signal.aborted ? controller.signal.reason : caught;
     const durationMs = clock.now() - watchStarted;
-    if (err instanceof WatchIdleTimeoutError && learnt !== undefined && features) {
+    if (err instanceof WatchIdleTimeoutError && learntIdleMs() !== undefined && features) {
       // The short deadline fired: a dead peer, or a server that stopped
       // sending periodic bookmarks. Use the safe deadline until they are seen again.
       features.bookmarkIntervalMs = undefined;

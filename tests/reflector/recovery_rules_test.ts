@@ -621,3 +621,13 @@ test("against a server that never sends periodic bookmarks the idle deadline sta
     await t.stop();
   }
 });
+
+test("the initialResourceVersion option is where a reflector's first list starts (not older than it)", async () => {
+  const t = await setup({ initialResourceVersion: "42" });
+  try {
+    await t.reflector.synced;
+    assert.equal(t.lw.of("list")[0].rv, "42");
+  } finally {
+    await t.stop();
+  }
+});
