@@ -1,0 +1,98 @@
+/**
+ * A connection black-holed by a proxy after periodic bookmarks were seen:
+ * found by the learnt idle deadline.
+ */
+import assert from "node:assert/strict";
+import { readFile, writeFile } from "node:fs/promises";
+import { createServer, Socket } from "node:net";
+import { join } from "node:path";
+import { loadKubeConfig } from "../../kubeconfig.ts";
+import { serverFeatures, WatchIdleTimeoutError } from "../../mod.ts";
+import { e2eTest, eventually, startCluster } from "./_cluster.ts";
+import { churnConfigMaps, createNamespace, startReflector } from "./_reflect.ts";
+
+const ns = "e2e-blackhole";
+
+/** A TCP proxy that forwards until `blackhole()`, then keeps every connection open and silent. */
+async function blackholeProxy(target: URL) {
+  let silent = false;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = new Socket();
+    sockets.add(client).add(upstream);
+    upstream.connect(Number(target.port), target.hostname);
+    client.on("data", (d) => !silent && upstream.write(d));
+    upstream.on("data", (d) => !silent && client.write(d));
+    for (const s of [client, upstream]) {
+      s.on("error", () => {});
+      s.on("close", () => {
+        sockets.delete(s);
+        if (!silent) (s === client ? upstream : client).destroy();
+      });
+    }
+  });
+  await new Promise<void>((res) => server.listen(0, "127.0.0.1", res));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    blackhole: () => (silent = true),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise((res) => server.close(res));
+    },
+  };
+}
+
+e2eTest(
+  "a connection black-holed after periodic bookmarks were seen is found by the learnt idle deadline (about 90 s)",
+  async (release) => {
+    const cluster = await startCluster({ release });
+    try {
+      const admin = cluster.admin.client;
+      await createNamespace(admin, ns);
+      await churnConfigMaps(admin, ns, { ops: 10, seed: 62 });
+      const proxy = await blackholeProxy(new URL(cluster.server));
+      // the same kubeconfig (token file, CA), with the proxy as the server
+      const path = join(cluster.dir, "token-via-proxy.yaml");
+      const text = await readFile(cluster.kubeconfigs.token, "utf8");
+      await writeFile(path, text.replaceAll(cluster.server, proxy.url));
+      const viaProxy = await loadKubeConfig({ path, env: {} });
+      const c = viaProxy.client;
+      const target = { apiVersion: "v1", resource: "configmaps", kind: "ConfigMap", namespace: ns };
+      const r = startReflector(c, target, {});
+      try {
+        await r.reflector.synced;
+        await eventually(
+          () => serverFeatures(c.server).bookmarkIntervalMs !== undefined,
+          "periodic bookmarks learnt",
+          200_000,
+        );
+        const watchesBefore = r.errors.length;
+        const learnt = serverFeatures(c.server).bookmarkIntervalMs!;
+        // the learnt deadline (1.5 × the interval, at least 90 s), plus the 15 s re-check
+        const bound = Math.max(90_000, 1.5 * learnt) + 15_000;
+        proxy.blackhole();
+        const cutAt = Date.now();
+        await eventually(
+          () => r.errors.slice(watchesBefore).some((e) => e.error instanceof WatchIdleTimeoutError),
+          "the dead connection found",
+          bound + 30_000,
+        );
+        const ms = Date.now() - cutAt;
+        console.log(
+          `e2e: a black-holed watch found after ${ms} ms (bookmarks every ${
+            Math.round(learnt)
+          } ms)`,
+        );
+        assert.ok(ms <= bound + 5_000, `found after ${ms} ms, bound ${bound}`);
+      } finally {
+        await r.stop();
+        await viaProxy.close();
+        await proxy.close();
+      }
+    } finally {
+      await cluster.stop();
+    }
+  },
+  { only: "current" },
+);
