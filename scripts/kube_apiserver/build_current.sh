@@ -95,5 +95,5 @@ fi
 
 "$BIN" --version >&2
 "$KUBECTL" version --client >&2 || true
-"$ETCD" --version | head -1 >&2
+"$ETCD" --version >&2
 log "built $BIN, $KUBECTL, $ETCD"

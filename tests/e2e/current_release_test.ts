@@ -126,11 +126,11 @@ e2eTest(
 );
 
 e2eTest(
-  "the WatchList feature gate off: one refused streaming list, then list + watch, remembered for the server",
+  "a server without streaming lists (1.20; 1.37 with the WatchList gate off): one refused request, then list + watch, remembered for the server",
   async (release) => {
     const cluster = await startCluster({
       release,
-      apiserverArgs: ["--feature-gates=WatchList=false"],
+      apiserverArgs: release.current ? ["--feature-gates=WatchList=false"] : [],
     });
     try {
       const admin = cluster.admin.client;
@@ -143,7 +143,11 @@ e2eTest(
         await assertStoreEqualsServer(r, admin, target);
         const refusals = r.errors.filter((e) => e.error instanceof StreamingListUnsupportedError);
         assert.equal(refusals.length, 1, "one refused request");
-        assert.match(String(refusals[0].error), new RegExp(release.version.replaceAll(".", "\\.")));
+        // names the server's version (Debian's 1.20 build answers /version with v0.0.0-master)
+        assert.match(
+          String(refusals[0].error),
+          release.current ? new RegExp(release.version.replaceAll(".", "\\.")) : /kube-apiserver v/,
+        );
         assert.equal(serverFeatures(conn.client.server).streamingList, false);
         const again = startReflector(conn.client, target);
         await again.reflector.synced;
@@ -161,7 +165,6 @@ e2eTest(
       await cluster.stop();
     }
   },
-  { only: "current" },
 );
 
 e2eTest(
