@@ -152,9 +152,17 @@ export class ShortWatchError extends Error {
  * ```
  */
 export class WatchIdleTimeoutError extends Error {
+  /** The deadline that passed, in ms. */
   readonly idleMs: number;
-  constructor(idleMs: number) {
-    super(`watch idle for ${idleMs} ms: connection presumed dead`);
+  /**
+   * @param idleMs The deadline that passed, in ms.
+   * @param why How the deadline was chosen, when it explains the decision
+   *   (a deadline learnt from a server's periodic bookmarks). Default: none.
+   */
+  constructor(idleMs: number, why?: string) {
+    super(
+      `watch idle for ${Math.round(idleMs)} ms: connection presumed dead${why ? ` (${why})` : ""}`,
+    );
     this.name = "WatchIdleTimeoutError";
     this.idleMs = idleMs;
   }

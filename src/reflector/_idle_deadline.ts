@@ -20,6 +20,8 @@ export async function* withIdleDeadline<E>(
   controller: AbortController,
   /** The deadline may shrink while the watch runs: look again at least every 15 s. */
   adaptive = false,
+  /** How the deadline was chosen, for the error's message. */
+  why: () => string | undefined = () => undefined,
 ): AsyncGenerator<E, void, undefined> {
   const signal = controller.signal;
   const cap = adaptive ? CHECK_MS : Infinity;
@@ -32,7 +34,7 @@ export async function* withIdleDeadline<E>(
   const check = () => {
     const idle = waitingSince === undefined ? 0 : clock.now() - waitingSince;
     const limit = idleMs();
-    if (idle >= limit) controller.abort(new WatchIdleTimeoutError(limit));
+    if (idle >= limit) controller.abort(new WatchIdleTimeoutError(limit, why()));
     else timer = clock.setTimeout(check, Math.min(limit - idle, cap));
   };
   let onAbort = () => {};

@@ -271,7 +271,18 @@ async function* performWatch<T extends KubeObject>(
       onConnected: accepted,
     });
     const adaptive = o.idleTimeoutMs === undefined && features !== undefined;
-    for await (const ev of withIdleDeadline(stream, idleMs, clock, controller, adaptive)) {
+    // The error names how a learnt deadline was chosen (and the server's version, when known).
+    const why = () => {
+      const interval = features?.bookmarkIntervalMs;
+      if (learntIdleMs() === undefined || interval === undefined) return undefined;
+      const server = features?.version ? `kube-apiserver ${features.version}` : "the server";
+      return `learnt from ${server}'s periodic bookmarks, one every ${
+        Math.round(interval / 1000)
+      } s`;
+    };
+    for await (
+      const ev of withIdleDeadline(stream, idleMs, clock, controller, adaptive, why)
+    ) {
       accepted();
       const problem = eventProblem(ev);
       if (problem) throw new MalformedResponseError("watch event", problem);

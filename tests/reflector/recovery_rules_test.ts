@@ -598,7 +598,8 @@ test("the idle deadline adapts per server: after periodic bookmarks a silent wat
     assert.equal(t.lw.of("watch").length, 2, "the silent watch is not cut before 90 s");
     await t.clock.advance(1 + 800); // the 90 s deadline, then the reconnect backoff
     assert.equal(t.lw.of("watch").length, 3, "a silent watch cut after 90 s");
-    assert.ok(t.errors.some((e) => e.error instanceof WatchIdleTimeoutError));
+    const cut = t.errors.find((e) => e.error instanceof WatchIdleTimeoutError)!.error as Error;
+    assert.match(cut.message, /learnt from the server's periodic bookmarks, one every 60 s/);
     assert.equal(features.bookmarkIntervalMs, undefined, "treated as silent again");
     await t.clock.advance(329_000);
     assert.equal(t.lw.of("watch").length, 3, "the safe default (watch timeout + grace) again");
