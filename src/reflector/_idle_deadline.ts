@@ -86,18 +86,29 @@ const CHECK_MS = 15_000;
 export const MAX_BOOKMARK_GAP_MS = 5 * 60_000;
 /** The shortest learnt idle deadline. */
 const MIN_LEARNT_IDLE_MS = 90_000;
+/** Added to two intervals for a watch that has not yet seen a periodic bookmark. */
+const FRESH_SLACK_MS = 30_000;
 
 /**
- * The idle deadline for a server seen sending periodic bookmarks: 1.5 times
- * their interval, at least 90 s (so about 90 s for Kubernetes 1.27+'s
- * one-minute bookmarks), never more than the safe default; `undefined` when
- * no periodic bookmark has been seen.
+ * The idle deadline for a server seen sending periodic bookmarks
+ * (`undefined` when none has been seen), never more than the safe default:
+ *
+ * - on a watch that has already had a periodic bookmark or an event
+ *   (`established`): 1.5 times the interval, at least 90 s: about 90 s for
+ *   Kubernetes 1.27+'s one-minute bookmarks;
+ * - on a fresh watch: two intervals + 30 s (150 s). kube-apiserver skips a
+ *   periodic bookmark whose version is not past the watch's start, so on a
+ *   quiet resource a fresh watch's first bookmark can come a period late.
  */
 export function adaptiveIdleMs(
   features: ServerFeatures | undefined,
   safeIdleMs: number,
+  established: boolean,
 ): number | undefined {
   const interval = features?.bookmarkIntervalMs;
   if (interval === undefined) return undefined;
-  return Math.min(safeIdleMs, Math.max(MIN_LEARNT_IDLE_MS, Math.round(interval * 1.5)));
+  const learnt = established
+    ? Math.max(MIN_LEARNT_IDLE_MS, Math.round(interval * 1.5))
+    : Math.max(MIN_LEARNT_IDLE_MS, 2 * interval + FRESH_SLACK_MS);
+  return Math.min(safeIdleMs, learnt);
 }

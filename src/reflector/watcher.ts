@@ -7,7 +7,7 @@ import {
 } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
-import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject } from "../api/types.ts";
+import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type WatchEvent } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay, unit } from "./_async.ts";
 import { ConsumerFailure, failureKind } from "./_failure_kind.ts";
@@ -224,13 +224,16 @@ async function* performWatch<T extends KubeObject>(
   // Read again as the watch runs: periodic bookmarks learnt on this very
   // watch shorten its own deadline too.
   const learntIdleMs = () =>
-    o.idleTimeoutMs === undefined ? adaptiveIdleMs(features, safeIdleMs) : undefined;
+    o.idleTimeoutMs === undefined ? adaptiveIdleMs(features, safeIdleMs, established) : undefined;
   const idleMs = () => o.idleTimeoutMs ?? learntIdleMs() ?? safeIdleMs;
   const { controller, dispose } = childAbortController(signal);
   const started = clock.now();
   /** When the watch proper began: the request, or a streaming list's end bookmark. */
   let watchStarted = started;
+  /** When the last periodic bookmark came (never the end of a streaming list's initial events). */
   let lastBookmarkAt: number | undefined;
+  /** A periodic bookmark or an event came after the watch proper began: later bookmarks cannot be skipped. */
+  let established = false;
   // A streaming list is bounded like a list: its end bookmark must come within listTimeoutMs.
   let listDeadline = streaming
     ? clock.setTimeout(
@@ -261,7 +264,7 @@ async function* performWatch<T extends KubeObject>(
   observer.watchStart?.();
   observer.state?.({ state: streaming ? "listing" : "connecting" });
   try {
-    const stream = watchIterable(lw, {
+    const stream = watchBatchIterable(lw, {
       resourceVersion: rv,
       timeoutSeconds,
       allowWatchBookmarks: true,
@@ -281,68 +284,83 @@ async function* performWatch<T extends KubeObject>(
       } s`;
     };
     for await (
-      const ev of withIdleDeadline(stream, idleMs, clock, controller, adaptive, why)
+      const batch of withIdleDeadline(stream, idleMs, clock, controller, adaptive, why)
     ) {
-      accepted();
-      const problem = eventProblem(ev);
-      if (problem) throw new MalformedResponseError("watch event", problem);
-      if (ev.type === "ERROR") throw statusError(ev.object);
-      const evRv = ev.object.metadata.resourceVersion;
-      if (evRv === undefined || evRv === "") {
-        // A watch from "" would start "from now" and miss what happened in between.
-        throw new MalformedResponseError("watch event", "metadata.resourceVersion is missing");
+      if (!Array.isArray(batch)) {
+        throw new MalformedResponseError("lister-watcher", "watchBatches() yielded a non-array");
       }
-      observer.event?.(ev.type, evRv);
-      if (ev.type === "BOOKMARK") {
-        if (evRv !== rv) progress++;
-        rv = evRv;
-        if (pending && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true") {
-          const items = [...pending.values()];
-          pending = undefined;
-          clock.clearTimeout(listDeadline);
-          listDeadline = undefined;
-          observer.listDone?.({
-            durationMs: clock.now() - started,
-            items: items.length,
-            resourceVersion: rv,
-          });
-          run.state = next(run.state, { kind: "synced", rv }, limitsOf(o)).state;
-          setState(run.state);
-          if (features) features.streamingList = true;
-          watchStarted = lastBookmarkAt = clock.now();
-          progress = 1;
-          prove();
-          yield { type: "LIST", items, resourceVersion: rv };
-          applied = rv;
-        } else if (!pending) {
-          const now = clock.now();
-          // Two bookmarks on one watch: the server sends them periodically
-          // (1.27+), so later watches to it can use a short idle deadline.
+      for (const ev of batch) {
+        accepted();
+        const problem = eventProblem(ev);
+        if (problem) throw new MalformedResponseError("watch event", problem);
+        if (ev.type === "ERROR") throw statusError(ev.object);
+        const evRv = ev.object.metadata.resourceVersion;
+        if (evRv === undefined || evRv === "") {
+          // A watch from "" would start "from now" and miss what happened in between.
+          throw new MalformedResponseError("watch event", "metadata.resourceVersion is missing");
+        }
+        observer.event?.(ev.type, evRv);
+        if (ev.type === "BOOKMARK") {
+          if (evRv !== rv) progress++;
+          rv = evRv;
           if (
-            features && lastBookmarkAt !== undefined && now - lastBookmarkAt <= MAX_BOOKMARK_GAP_MS
+            pending && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true"
           ) {
-            features.bookmarkIntervalMs = now - lastBookmarkAt;
+            const items = [...pending.values()];
+            pending = undefined;
+            clock.clearTimeout(listDeadline);
+            listDeadline = undefined;
+            observer.listDone?.({
+              durationMs: clock.now() - started,
+              items: items.length,
+              resourceVersion: rv,
+            });
+            run.state = next(run.state, { kind: "synced", rv }, limitsOf(o)).state;
+            setState(run.state);
+            if (features) features.streamingList = true;
+            watchStarted = clock.now();
+            progress = 1;
+            prove();
+            yield { type: "LIST", items, resourceVersion: rv };
+            applied = rv;
+          } else if (!pending) {
+            const now = clock.now();
+            // Two bookmarks on one watch: the server sends them periodically
+            // (1.27+), so later watches to it can use a short idle deadline.
+            // The smallest gap is the period (the server skips a periodic
+            // bookmark whose version is not past the watch's start); the
+            // bookmark it sends just before the watch's timeout is not periodic.
+            const gap = lastBookmarkAt === undefined ? undefined : now - lastBookmarkAt;
+            const beforeTimeout = now - started >= timeoutSeconds * 1000 - PRE_TIMEOUT_MS;
+            if (features && gap !== undefined && gap <= MAX_BOOKMARK_GAP_MS && !beforeTimeout) {
+              const first = features.bookmarkIntervalMs === undefined;
+              features.bookmarkIntervalMs = Math.min(features.bookmarkIntervalMs ?? gap, gap);
+              // The learnt deadline's message names the server's version.
+              if (first && features.version === undefined) void readServerVersion(lw, o);
+            }
+            lastBookmarkAt = now;
+            established = true;
+            prove();
+            yield { type: "BOOKMARK", resourceVersion: rv };
+            applied = rv;
           }
-          lastBookmarkAt = now;
+        } else if (!kindMatches(ev.object, o.expectedKind)) {
+          report(o, unexpectedKind(ev.object, o.expectedKind!), "event");
+        } else if (pending) {
+          // The pending snapshot is keyed, as client-go's temporary store: a
+          // MODIFIED replaces, a DELETED removes what the initial events added.
+          const key = objectKey(ev.object);
+          if (ev.type === "DELETED") pending.delete(key);
+          else pending.set(key, ev.object);
+          rv = evRv;
+        } else {
+          rv = evRv;
+          progress++;
+          established = true;
           prove();
-          yield { type: "BOOKMARK", resourceVersion: rv };
+          yield { type: ev.type, object: ev.object, resourceVersion: rv };
           applied = rv;
         }
-      } else if (!kindMatches(ev.object, o.expectedKind)) {
-        report(o, unexpectedKind(ev.object, o.expectedKind!), "event");
-      } else if (pending) {
-        // The pending snapshot is keyed, as client-go's temporary store: a
-        // MODIFIED replaces, a DELETED removes what the initial events added.
-        const key = objectKey(ev.object);
-        if (ev.type === "DELETED") pending.delete(key);
-        else pending.set(key, ev.object);
-        rv = evRv;
-      } else {
-        rv = evRv;
-        progress++;
-        prove();
-        yield { type: ev.type, object: ev.object, resourceVersion: rv };
-        applied = rv;
       }
     }
     // A stream that ends quietly when its request is aborted (the idle
@@ -372,6 +390,8 @@ async function* performWatch<T extends KubeObject>(
     }
     observer.watchEnd?.({ durationMs, events: progress, error: err, short: false });
     const kind = failureKind(err, run.state.phase.kind === "stream");
+    // Giving up streaming lists is reported with the server's version.
+    if (kind === "unsupported" && features?.version === undefined) await readServerVersion(lw, o);
     // The consumer reports its own failures (a store that could not apply an event).
     if (!(err instanceof ConsumerFailure)) {
       report(
@@ -396,23 +416,73 @@ async function* performWatch<T extends KubeObject>(
   }
 }
 
+/** kube-apiserver sends a last bookmark 2 s before a watch's timeout; bookmarks this close to it are not periodic. */
+const PRE_TIMEOUT_MS = 5_000;
+
+/** How long the watcher waits for the server's version before reporting without it. */
+const VERSION_WAIT_MS = 5_000;
+
+/**
+ * Asks the ListerWatcher to read the server's version (into its features),
+ * for a message that explains a decision. Never throws; gives up after
+ * {@linkcode VERSION_WAIT_MS} or on abort.
+ */
+async function readServerVersion<T extends KubeObject>(
+  lw: ListerWatcher<T>,
+  o: ResolvedWatcherOptions,
+): Promise<void> {
+  if (!lw.serverVersion) return;
+  const { controller, dispose } = childAbortController(o.signal);
+  const timer = o.clock.setTimeout(() => controller.abort(), VERSION_WAIT_MS);
+  try {
+    await Promise.race([
+      lw.serverVersion({ signal: controller.signal }),
+      new Promise((resolve) =>
+        controller.signal.addEventListener("abort", resolve, { once: true })
+      ),
+    ]);
+  } catch {
+    // the version only decorates a message
+  } finally {
+    o.clock.clearTimeout(timer);
+    controller.abort();
+    dispose();
+  }
+}
+
 function limitsOf(o: ResolvedWatcherOptions) {
   return { shortWatchMs: o.shortWatchMs, streamingListAttempts: o.streamingListAttempts };
 }
 
-/** `lw.watch(...)`, checked: a ListerWatcher that returns no async iterable is a bug to report. */
-function watchIterable<T extends KubeObject>(
+/**
+ * The watch's events in batches: `lw.watchBatches(...)` where it exists
+ * (one array per network read), else `lw.watch(...)`'s events one by one.
+ * Checked: a ListerWatcher that returns no async iterable, or a batch that
+ * is not an array, is a bug to report.
+ */
+function watchBatchIterable<T extends KubeObject>(
   lw: ListerWatcher<T>,
   opts: Parameters<ListerWatcher<T>["watch"]>[0],
-): AsyncIterable<import("../api/types.ts").WatchEvent<T>> {
-  const stream = lw.watch(opts);
+): AsyncIterable<WatchEvent<T>[]> {
+  const batched = typeof lw.watchBatches === "function";
+  const stream = batched ? lw.watchBatches!(opts) : lw.watch(opts);
   if (
     stream === null || typeof stream !== "object" ||
     typeof (stream as Partial<AsyncIterable<unknown>>)[Symbol.asyncIterator] !== "function"
   ) {
-    throw new MalformedResponseError("lister-watcher", "watch() did not return an async iterable");
+    const method = batched ? "watchBatches()" : "watch()";
+    throw new MalformedResponseError(
+      "lister-watcher",
+      `${method} did not return an async iterable`,
+    );
   }
-  return stream;
+  return batched
+    ? stream as AsyncIterable<WatchEvent<T>[]>
+    : singles(stream as AsyncIterable<WatchEvent<T>>);
+}
+
+async function* singles<E>(events: AsyncIterable<E>): AsyncGenerator<E[], void, undefined> {
+  for await (const ev of events) yield [ev];
 }
 
 const ERROR_EVENT = "watch ERROR event";

@@ -86,6 +86,20 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
    * server refuses streaming lists or sends periodic bookmarks. Optional.
    */
   readonly features?: ServerFeatures;
+  /**
+   * Reads the server's version into {@linkcode ServerFeatures.version}
+   * (once per client; `resourceListerWatcher` asks `GET /version`). The
+   * watcher calls it when a decision it reports depends on the server: a
+   * refused streaming list, a learnt idle deadline. Optional; never throws.
+   */
+  serverVersion?(options: { signal?: AbortSignal }): Promise<void>;
   list(options: ListOptions): Promise<KubeList<T>>;
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /**
+   * The same watch as `watch`, its events in the arrays they arrived in
+   * (one per network read; never empty). Optional: the watcher uses it when
+   * present, to pay the per-step cost of an async iterator once per read
+   * rather than once per event; `resourceListerWatcher` has it.
+   */
+  watchBatches?(options: WatchOptions): AsyncIterable<WatchEvent<T>[]>;
 }

@@ -6,7 +6,7 @@ import { decodeListStream, ListDecodeError } from "./list_stream.ts";
 import type { ListerWatcher, ListOptions, WatchOptions } from "./lister_watcher.ts";
 import { resourcePath } from "./resource_path.ts";
 import { serverFeatures } from "./server_features.ts";
-import { watchStream } from "./watch_stream.ts";
+import { watchBatches } from "./watch_stream.ts";
 
 /**
  * Options of {@linkcode resourceListerWatcher}.
@@ -140,8 +140,11 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
   };
 
   const features = serverFeatures(client.server);
-  return {
+  const lw: ListerWatcher<T> = {
     features,
+    async serverVersion({ signal }: { signal?: AbortSignal }): Promise<void> {
+      await client.version({ signal }).catch(() => {});
+    },
     async list(opts: ListOptions): Promise<KubeList<T>> {
       const q = baseQuery();
       if (opts.resourceVersion !== undefined && !opts.continue) {
@@ -183,6 +186,9 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
       return checkList(list, request, invalid);
     },
     async *watch(opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
+      for await (const batch of lw.watchBatches!(opts)) yield* batch;
+    },
+    async *watchBatches(opts: WatchOptions): AsyncGenerator<WatchEvent<T>[], void, undefined> {
       const q = baseQuery();
       q.set("watch", "1");
       if (opts.resourceVersion !== undefined) q.set("resourceVersion", opts.resourceVersion);
@@ -190,31 +196,21 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
       if (opts.allowWatchBookmarks) q.set("allowWatchBookmarks", "true");
       if (opts.sendInitialEvents) q.set("sendInitialEvents", "true");
       if (opts.timeoutSeconds !== undefined) q.set("timeoutSeconds", String(opts.timeoutSeconds));
-      let res: Response;
-      try {
-        res = await client.request(path, {
-          query: q,
-          accept: metadataOnly ? META_ONE : "application/json",
-          // Uncompressed: kube-apiserver 1.37 ends a compressed watch's gzip
-          // stream after a streaming list's initial events and goes on in a
-          // second gzip member, which fetch's decoders (Deno's, curl's) drop:
-          // the end bookmark and every later event would be lost. Watch
-          // events are small and must arrive at once anyway.
-          acceptEncoding: "identity",
-          signal: opts.signal,
-        });
-      } catch (err) {
-        // A refused streaming list: learn the server's version, which the
-        // watcher names when it gives up streaming lists for this server.
-        if (opts.sendInitialEvents && err instanceof KubeStatusError && err.code < 500) {
-          await client.version({ signal: opts.signal }).catch(() => {});
-        }
-        throw err;
-      }
+      const res = await client.request(path, {
+        query: q,
+        accept: metadataOnly ? META_ONE : "application/json",
+        // Uncompressed: kube-apiserver 1.37 ends a compressed watch's gzip
+        // stream after a streaming list's initial events and goes on in a
+        // second gzip member, which fetch's decoders (Deno's, curl's) drop:
+        // the end bookmark and every later event would be lost. Watch
+        // events are small and must arrive at once anyway.
+        acceptEncoding: "identity",
+        signal: opts.signal,
+      });
       opts.onConnected?.();
       if (!res.body) return;
       try {
-        yield* watchStream<T>(res.body, { signal: opts.signal, maxEventLength });
+        yield* watchBatches<T>(res.body, { signal: opts.signal, maxEventLength });
       } catch (err) {
         // A bare Status line: name the request, as for every other failure of this watch.
         if (err instanceof KubeStatusError && err.request === WATCH_STREAM) {
@@ -229,4 +225,5 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
       }
     },
   };
+  return lw;
 }

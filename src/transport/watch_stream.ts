@@ -91,30 +91,59 @@ export async function* watchStream<T extends KubeObject = KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: WatchStreamOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
+  for await (const batch of watchBatches<T>(body, options)) yield* batch;
+}
+
+/**
+ * {@linkcode watchStream}, one array per piece of the body as it arrived:
+ * the events of one network read come out together, so a consumer pays the
+ * per-step cost of an async iterator once per read, not once per event. A
+ * bad line ends the stream with its error after the events before it have
+ * been handed out. Same options, errors and body ownership as `watchStream`.
+ *
+ * @example
+ * ```ts
+ * import { watchBatches } from "./watch_stream.ts";
+ * const body = new Response('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n').body!;
+ * for await (const batch of watchBatches(body)) console.log(batch.length); // 1
+ * ```
+ */
+export async function* watchBatches<T extends KubeObject = KubeObject>(
+  body: ReadableStream<Uint8Array>,
+  options: WatchStreamOptions = {},
+): AsyncGenerator<WatchEvent<T>[], void, undefined> {
   const { signal, maxEventLength = 33_554_432 } = options;
   let pending: string[] = [];
   let pendingLength = 0;
   let line = 0;
   try {
     for await (const text of bodyText(body, signal, "watch body")) {
+      const batch: WatchEvent<T>[] = [];
       let start = 0;
       let newline: number;
-      while ((newline = text.indexOf("\n", start)) !== -1) {
-        let lineText = text.slice(start, newline);
-        start = newline + 1;
-        line++;
-        if (pending.length > 0) {
-          pending.push(lineText);
-          lineText = pending.join("");
-          pending = [];
-          pendingLength = 0;
+      try {
+        while ((newline = text.indexOf("\n", start)) !== -1) {
+          let lineText = text.slice(start, newline);
+          start = newline + 1;
+          line++;
+          if (pending.length > 0) {
+            pending.push(lineText);
+            lineText = pending.join("");
+            pending = [];
+            pendingLength = 0;
+          }
+          if (lineText.length > maxEventLength) {
+            throw new WatchDecodeError("line-too-long", line, lineText.length);
+          }
+          const ev = decodeLine<T>(lineText, line);
+          if (ev) batch.push(ev);
         }
-        if (lineText.length > maxEventLength) {
-          throw new WatchDecodeError("line-too-long", line, lineText.length);
-        }
-        const ev = decodeLine<T>(lineText, line);
-        if (ev) yield ev;
+      } catch (err) {
+        // what came before the bad line is delivered first
+        if (batch.length > 0) yield batch;
+        throw err;
       }
+      if (batch.length > 0) yield batch;
       if (start < text.length) {
         pending.push(start === 0 ? text : text.slice(start));
         pendingLength += text.length - start;

@@ -111,6 +111,8 @@ export interface ClusterOptions {
   noWatchCache?: boolean;
   /** Also start `kubectl proxy`. Default: `false`. */
   proxy?: boolean;
+  /** More users: token → user name (no groups, unlike the reflector's `system:masters` token). Default: none. */
+  users?: Record<string, string>;
 }
 
 /** A running cluster. */
@@ -189,7 +191,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     );
     const tokens = join(dir, "tokens.csv");
     const clientTokenFile = join(dir, "client-token");
-    await writeFile(tokens, `tok-initial,reflector,1001,"system:masters"\n`);
+    const users = Object.entries(options.users ?? {})
+      .map(([token, user], i) => `${token},${user},${2001 + i}\n`).join("");
+    await writeFile(tokens, `tok-initial,reflector,1001,"system:masters"\n${users}`);
     await writeFile(clientTokenFile, "tok-initial\n");
     const server = `https://127.0.0.1:${apiPort}`;
     const args = [
@@ -281,7 +285,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       kubeconfigs: { token: tokenConfig, cert: certConfig, proxy: proxyConfig },
       clientTokenFile,
       admin,
-      setServerToken: (token) => writeFile(tokens, `${token},reflector,1001,"system:masters"\n`),
+      setServerToken: (token) =>
+        writeFile(tokens, `${token},reflector,1001,"system:masters"\n${users}`),
       stopApiserver: () => procs.apiserver!.stop(),
       startApiserver,
       restartApiserver: async ({ downMs = 0 } = {}) => {

@@ -238,7 +238,7 @@ e2eTest(
         await createNamespace(admin, "e2e-elsewhere");
         await churnConfigMaps(admin, "e2e-elsewhere", { ops: 5, seed: 58 });
         const watched = bookmarks.length; // the streaming list's end bookmark
-        await eventually(() => bookmarks.length >= watched + 2, "two periodic bookmarks", 150_000);
+        await eventually(() => bookmarks.length >= watched + 2, "two periodic bookmarks", 200_000);
         storeChanges = keys === r.store.listKeys().sort().join() ? 0 : 1;
         assert.equal(storeChanges, 0, "the store untouched");
         assert.notEqual(r.reflector.lastSyncResourceVersion, before, "the version moved on");

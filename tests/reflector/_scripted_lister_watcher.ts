@@ -61,6 +61,8 @@ export class ScriptedListerWatcher implements ListerWatcher {
   readonly calls: Call[] = [];
   /** What the watcher learns of this "server" (set it to test per-server memory). */
   features?: ServerFeatures;
+  /** Reads the "server's" version; unset: the ListerWatcher cannot. */
+  serverVersion?: (options: { signal?: AbortSignal }) => Promise<void>;
   objects: KubeObject[] = [];
   resourceVersion = "10";
   /** Answers a list; default: the current objects at the current version. */

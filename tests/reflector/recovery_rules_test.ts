@@ -6,7 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { KubeNetworkError, ListTimeoutError, WatchIdleTimeoutError } from "../../src/api/errors.ts";
+import {
+  KubeNetworkError,
+  ListTimeoutError,
+  StreamingListUnsupportedError,
+  WatchIdleTimeoutError,
+} from "../../src/api/errors.ts";
 import type { ServerFeatures } from "../../src/transport/server_features.ts";
 import type { WatchOptions } from "../../src/transport/lister_watcher.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
@@ -564,45 +569,118 @@ test("a random source returning NaN or negatives never makes a zero wait", async
   }
 });
 
-test("the idle deadline adapts per server: after periodic bookmarks a silent watch is cut in 90 s, then the safe default returns", async () => {
+test("the idle deadline adapts per server: after periodic bookmarks a watch silent since its last bookmark is cut in 90 s, then the safe default returns", async () => {
   const features: ServerFeatures = {};
-  /** A watch that sends a bookmark every 60 s of fake time, `count` times, then closes. */
-  async function* periodic(
-    clock: ManualClock,
-    o: WatchOptions,
-    count: number,
-  ): AsyncGenerator<WatchEvent> {
-    o.onConnected?.();
-    for (let i = 1; i <= count; i++) {
-      await new Promise<void>((resolve) => {
-        const h = clock.setTimeout(resolve, 60_000);
-        o.signal?.addEventListener("abort", () => {
-          clock.clearTimeout(h);
-          resolve();
-        }, { once: true });
-      });
-      if (o.signal?.aborted) return;
-      yield ev("BOOKMARK", { metadata: { resourceVersion: String(10 + i) } } as never);
-    }
-  }
   const t = await setup({}, undefined, (lw) => {
     lw.features = features;
-    lw.onWatch = (o, n) => (n === 0 ? periodic(lw.clock, o, 2) : events([], o));
+    // watch 0: two bookmarks 60 s apart, then closes; watch 1: one bookmark, then silence
+    lw.onWatch = (o, n) =>
+      n === 0
+        ? bookmarksAfter(lw.clock, o, [60_000, 60_000])
+        : n === 1
+        ? bookmarksAfter(lw.clock, o, [60_000, 1e9])
+        : events([], o);
   });
   try {
     await t.reflector.synced;
     await t.clock.advance(120_000); // two bookmarks, 60 s apart; the watch closes
     assert.equal(features.bookmarkIntervalMs, 60_000, "periodic bookmarks seen");
     assert.equal(t.lw.of("watch").length, 2, "rewatched at once");
-    await t.clock.advance(90_000 - 1);
-    assert.equal(t.lw.of("watch").length, 2, "the silent watch is not cut before 90 s");
+    await t.clock.advance(60_000 + 90_000 - 1);
+    assert.equal(t.lw.of("watch").length, 2, "not cut before 90 s after its bookmark");
     await t.clock.advance(1 + 800); // the 90 s deadline, then the reconnect backoff
-    assert.equal(t.lw.of("watch").length, 3, "a silent watch cut after 90 s");
+    assert.equal(t.lw.of("watch").length, 3, "cut 90 s after its last bookmark");
     const cut = t.errors.find((e) => e.error instanceof WatchIdleTimeoutError)!.error as Error;
     assert.match(cut.message, /learnt from the server's periodic bookmarks, one every 60 s/);
     assert.equal(features.bookmarkIntervalMs, undefined, "treated as silent again");
     await t.clock.advance(329_000);
     assert.equal(t.lw.of("watch").length, 3, "the safe default (watch timeout + grace) again");
+  } finally {
+    await t.stop();
+  }
+});
+
+test("a fresh watch to a server with learnt bookmarks gets two intervals + 30 s before its first bookmark (the server skips one whose version is not past the watch's start)", async () => {
+  const features: ServerFeatures = {};
+  const t = await setup({}, undefined, (lw) => {
+    lw.features = features;
+    // watch 0 learns; watch 1's first periodic bookmark is skipped (comes after 120 s); watch 2 is dead
+    lw.onWatch = (o, n) =>
+      n === 0
+        ? bookmarksAfter(lw.clock, o, [60_000, 60_000])
+        : n === 1
+        ? bookmarksAfter(lw.clock, o, [120_000, 60_000])
+        : events([], o);
+  });
+  try {
+    await t.reflector.synced;
+    await t.clock.advance(120_000);
+    assert.equal(t.lw.of("watch").length, 2);
+    await t.clock.advance(180_000); // watch 1: a bookmark after 120 s, another 60 s later, then it closes
+    assert.ok(!t.errors.some((e) => e.error instanceof WatchIdleTimeoutError), "no false cut");
+    assert.equal(features.bookmarkIntervalMs, 60_000);
+    assert.equal(t.lw.of("watch").length, 3);
+    await t.clock.advance(150_000 - 1);
+    assert.equal(t.lw.of("watch").length, 3, "a silent fresh watch is not cut before 150 s");
+    await t.clock.advance(1 + 800);
+    assert.equal(t.lw.of("watch").length, 4, "cut after 150 s");
+  } finally {
+    await t.stop();
+  }
+});
+
+test("the learnt bookmark interval is the smallest gap between periodic bookmarks (a skipped one does not lengthen it, the one before the watch's timeout does not shorten it), and the server's version is read once to name it", async () => {
+  // a first periodic bookmark skipped; the last one 2 s before the watch's 300 s timeout
+  for (const gaps of [[120_000, 60_000, 60_000], [60_000, 60_000, 60_000, 60_000, 58_000]]) {
+    const features: ServerFeatures = {};
+    let versionReads = 0;
+    const t = await setup({}, undefined, (lw) => {
+      lw.features = features;
+      lw.serverVersion = () => {
+        versionReads++;
+        features.version = "v1.37.2";
+        return Promise.resolve();
+      };
+      lw.onWatch = (o, n) => (n === 0 ? bookmarksAfter(lw.clock, o, gaps) : events([], o));
+    });
+    try {
+      await t.reflector.synced;
+      await t.clock.advance(300_000); // the bookmarks; the watch closes
+      assert.equal(features.bookmarkIntervalMs, 60_000, `gaps ${gaps}: the period`);
+      assert.equal(versionReads, 1, "the version is read once, when the interval is first learnt");
+      await t.clock.advance(150_000 + 800); // the next watch, fresh, is silent
+      const cut = t.errors.find((e) => e.error instanceof WatchIdleTimeoutError)!.error as Error;
+      assert.match(
+        cut.message,
+        /learnt from kube-apiserver v1\.37\.2's periodic bookmarks, one every 60 s/,
+      );
+    } finally {
+      await t.stop();
+    }
+  }
+});
+
+test("a server version read that never answers delays nothing for long: the refusal of a streaming list is reported within 5 s, without a version", async () => {
+  const features: ServerFeatures = {};
+  const t = await setup({ useStreamingList: true }, undefined, (lw) => {
+    lw.features = features;
+    lw.serverVersion = () => new Promise(() => {}); // ignores its signal too
+    lw.onWatch = (o) =>
+      o.sendInitialEvents
+        ? (() => {
+          throw new KubeStatusError({ code: 422 });
+        })()
+        : events([], o);
+  });
+  try {
+    await t.clock.advance(4_999);
+    assert.equal(t.lw.of("list").length, 0, "still waiting for the version");
+    await t.clock.advance(1);
+    await t.reflector.synced;
+    const refusal = t.errors.find((e) => e.error instanceof StreamingListUnsupportedError);
+    assert.ok(refusal, "reported");
+    assert.equal((refusal.error as StreamingListUnsupportedError).version, undefined);
+    assert.equal(features.streamingList, false);
   } finally {
     await t.stop();
   }
@@ -632,3 +710,24 @@ test("the initialResourceVersion option is where a reflector's first list starts
     await t.stop();
   }
 });
+
+/** A watch that sends a bookmark after each of `gaps` (ms of fake time), then closes. */
+async function* bookmarksAfter(
+  clock: ManualClock,
+  o: WatchOptions,
+  gaps: number[],
+): AsyncGenerator<WatchEvent> {
+  o.onConnected?.();
+  let rv = 10;
+  for (const gap of gaps) {
+    await new Promise<void>((resolve) => {
+      const h = clock.setTimeout(resolve, gap);
+      o.signal?.addEventListener("abort", () => {
+        clock.clearTimeout(h);
+        resolve();
+      }, { once: true });
+    });
+    if (o.signal?.aborted) return;
+    yield ev("BOOKMARK", { metadata: { resourceVersion: String(++rv) } } as never);
+  }
+}
