@@ -369,6 +369,53 @@ test("a ListerWatcher that throws synchronously or returns no async iterable is 
   }
 });
 
+test("a ListerWatcher whose watchBatches returns no async iterable or yields a non-array is reported and relisted; its batches are applied in order", async () => {
+  for (const kind of ["not-iterable", "not-array", "good"] as const) {
+    const t = await setup({}, undefined, (lw) => {
+      (lw as { watchBatches?: unknown }).watchBatches = (o: WatchOptions) => {
+        const n = lw.of("watch").length;
+        lw.calls.push({ verb: "watch", at: lw.clock.now(), rv: o.resourceVersion, options: o });
+        if (n === 0 || kind === "good") {
+          return (async function* () {
+            o.onConnected?.();
+            if (n === 0 && kind !== "good") {
+              await new Promise((r) => o.signal?.addEventListener("abort", r));
+              return;
+            }
+            yield [ev("ADDED", cm("c", "11")), ev("MODIFIED", cm("a", "12", { v: "2" }))];
+            yield [ev("DELETED", cm("b", "13"))];
+            await new Promise((r) => o.signal?.addEventListener("abort", r));
+          })();
+        }
+        if (kind === "not-iterable") return 42;
+        return (async function* () {
+          o.onConnected?.();
+          yield ev("ADDED", cm("c", "11"));
+        })();
+      };
+    });
+    try {
+      await t.reflector.synced;
+      await t.clock.advance(kind === "good" ? 10 : IDLE_END + 800);
+      if (kind === "good") {
+        assert.deepEqual(t.store.listKeys().sort(), ["ns/a", "ns/c"]);
+        assert.equal(t.store.getByKey("ns/a")!.metadata.resourceVersion, "12");
+        assert.equal(t.reflector.lastSyncResourceVersion, "13");
+        assert.equal(t.errors.length, 0);
+        continue;
+      }
+      assert.ok(
+        t.errors.some((e) => e.error instanceof MalformedResponseError),
+        `${kind}: reported`,
+      );
+      assert.ok(t.running(), `${kind}: run() goes on`);
+      assert.equal(t.lw.of("list").length, 2, `${kind}: relisted`);
+    } finally {
+      await t.stop();
+    }
+  }
+});
+
 test("streaming list: a DELETED or MODIFIED before the end bookmark updates the pending snapshot", async () => {
   const t = await setup({ useStreamingList: true }, undefined, (lw) => {
     lw.onWatch = (o) =>

@@ -4,7 +4,7 @@ import { chunkedBody, fixture } from "../_fixtures.ts";
 import { KubeNetworkError, WatchDecodeError } from "../../src/api/errors.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import type { WatchEvent } from "../../src/api/types.ts";
-import { watchStream } from "../../src/transport/watch_stream.ts";
+import { watchBatches, watchStream } from "../../src/transport/watch_stream.ts";
 import { bomOffsets } from "./_http_server.ts";
 
 const enc = new TextEncoder();
@@ -286,4 +286,27 @@ test("watchStream refuses an object whose metadata.resourceVersion is not a stri
   }
   const ok = '{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":null}}}\n';
   assert.equal((await collect(chunkedBody(enc.encode(ok), 8).body)).length, 1);
+});
+
+test("watchBatches hands out the events of one read together, and the good events of a read before its bad line", async () => {
+  const line = (name: string) =>
+    JSON.stringify({ type: "ADDED", object: { metadata: { name, resourceVersion: "1" } } }) + "\n";
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(enc.encode(line("a") + line("b") + line("c").slice(0, 10)));
+      c.enqueue(enc.encode(line("c").slice(10) + line("d") + "not json\n" + line("e")));
+      c.close();
+    },
+  });
+  const batches: string[][] = [];
+  let error: unknown;
+  try {
+    for await (const batch of watchBatches(body)) {
+      batches.push(batch.map((e) => (e.object as { metadata: { name: string } }).metadata.name));
+    }
+  } catch (err) {
+    error = err;
+  }
+  assert.deepEqual(batches, [["a", "b"], ["c", "d"]]);
+  assert.ok(error instanceof WatchDecodeError && error.problem === "syntax", String(error));
 });
