@@ -22,5 +22,15 @@ export function fanOut(
       }
     };
   }
+  // once per event: no argument arrays
+  out.event = (type, rv) => {
+    try {
+      user.event?.(type as never, rv as string);
+    } catch { /* observers must not break the watcher */ }
+    const m = metrics();
+    try {
+      m?.event?.(type as never, rv as string);
+    } catch { /* observers must not break the watcher */ }
+  };
   return out as WatcherObserver;
 }

@@ -13,6 +13,8 @@ export interface ListenerContext {
   /** A handler threw or rejected. */
   report(error: unknown): void;
   /** A handler call finished. */
+  /** Whether handler durations are wanted (metrics are on). */
+  timed(): boolean;
   handlerDone(durationMs: number, failed: boolean): void;
   /** The queue reached its limit and started coalescing. */
   overflow(): void;
@@ -116,7 +118,9 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
         const n = this.#queue.shift();
         if (!n) break;
         this.#inFlight = n.seq;
-        const started = performance.now();
+        // timed only for metrics: performance.now() twice per change adds up
+        const timed = this.#ctx.timed();
+        const started = timed ? performance.now() : 0;
         let failed = false;
         try {
           const result = this.#call(n);
@@ -126,7 +130,7 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
           this.#ctx.report(err);
         }
         this.#inFlight = undefined;
-        this.#ctx.handlerDone(performance.now() - started, failed);
+        if (timed) this.#ctx.handlerDone(performance.now() - started, failed);
         this.#checkSynced();
       }
     } finally {

@@ -240,6 +240,7 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     const listener = new Listener<T>(handler, maxQueueLength, {
       report: (err) => this.#report(err, "handler"),
+      timed: () => this.#metrics?.handlerDone !== undefined,
       handlerDone: (durationMs, failed) =>
         this.#observe((m) => m.handlerDone?.({ durationMs, failed })),
       overflow: () => this.#observe((m) => m.handlerQueueOverflow?.()),

@@ -146,5 +146,14 @@ function guardedObserver(observer: WatcherObserver | undefined): WatcherObserver
       } catch { /* metrics must never break the watcher */ }
     };
   }
+  // once per event: no argument arrays
+  const event = observer.event;
+  if (typeof event === "function") {
+    guarded.event = (type: Parameters<typeof event>[0], rv: string) => {
+      try {
+        event.call(observer, type, rv);
+      } catch { /* metrics must never break the watcher */ }
+    };
+  }
   return guarded as WatcherObserver;
 }

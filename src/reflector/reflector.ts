@@ -2,7 +2,7 @@ import type { KubeObject } from "../api/types.ts";
 import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
-import { watcher, type WatcherEvent } from "./watcher.ts";
+import { watcherBatches, type WatcherEvent } from "./watcher.ts";
 import { ConsumerFailure } from "./_failure_kind.ts";
 import {
   OBSERVER_METHODS,
@@ -282,7 +282,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   async #watchLoop(signal: AbortSignal): Promise<void> {
     const { clock, backoff, observer } = this.#options;
     while (!signal.aborted) {
-      const it = watcher(this.#lw, {
+      const it = watcherBatches(this.#lw, {
         ...this.#options,
         signal,
         initialResourceVersion: this.#lastSyncResourceVersion,
@@ -296,8 +296,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
           failure = undefined;
           if (r.done) break;
           try {
-            this.#apply(r.value);
+            for (const ev of r.value) this.#apply(ev);
           } catch (err) {
+            // the events before it are applied; the rest of the read is not
             this.#report(err, "store");
             failure = new ConsumerFailure(err);
           }
@@ -371,7 +372,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
     };
     forward.event = (type, rv) => {
       this.#status.lastEventAt = this.#options.clock.now();
-      call("event", type, rv);
+      try {
+        user?.event?.(type, rv); // once per event: no argument arrays
+      } catch { /* observers must not break the reflector */ }
     };
     return forward;
   }
