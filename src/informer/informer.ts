@@ -267,6 +267,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       return;
     }
     const seq = ++this.#seq;
+    if (this.#listeners.size === 0) return; // nothing to build a notification for
     const n = change.type === "add"
       ? {
         type: "add" as const,

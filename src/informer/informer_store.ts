@@ -142,27 +142,25 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
 
   replace(items: T[], resourceVersion: string): void {
     const errors: unknown[] = [];
-    const next = new Map<string, T>();
+    // Transformed in one array (the indexer keys them; a later duplicate wins).
+    const next: T[] = [];
     for (const obj of items) {
-      let key: string;
       try {
-        key = this.#keyFunc(obj);
+        next.push(this.#transform(obj));
       } catch (err) {
         errors.push(err);
-        continue;
-      }
-      try {
-        next.set(key, this.#transform(obj));
-      } catch (err) {
-        errors.push(err);
-        const old = this.#indexer.getByKey(key);
-        if (old) next.set(key, old);
+        // keep the last known state; an object without a key is reported by the indexer
+        let old: T | undefined;
+        try {
+          old = this.#indexer.getByKey(this.#keyFunc(obj));
+        } catch { /* no key */ }
+        if (old) next.push(old);
       }
     }
     const before = new Map<string, T>();
     for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
     try {
-      this.#indexer.replace([...next.values()], resourceVersion);
+      this.#indexer.replace(next, resourceVersion);
     } catch (err) {
       // an index function rejected some objects: the rest are in the cache
       if (err instanceof AggregateError) errors.push(...err.errors);

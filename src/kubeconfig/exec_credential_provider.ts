@@ -1,5 +1,5 @@
 import type { TokenProvider } from "../transport/kube_client.ts";
-import { type Env, isAbsolutePath, processEnv, resolvePath } from "./_runtime.ts";
+import { isAbsolutePath, processEnv, resolvePath } from "./_runtime.ts";
 import type { ExecEntry } from "./_schema.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
 
@@ -46,7 +46,7 @@ export interface ExecCredentialProviderOptions {
   /** Cluster information passed in `KUBERNETES_EXEC_INFO` when `provideClusterInfo` is set. Default: none. */
   cluster?: Record<string, unknown>;
   /** The environment the plugin inherits (before the entry's `env`). Default: the process environment. */
-  env?: Env;
+  env?: Record<string, string | undefined>;
   /**
    * Where the plugin's stderr goes: this process's stderr (`"inherit"`, as
    * kubectl does: plugins print warnings and hints there), nowhere

@@ -1,5 +1,5 @@
 import { checkCertificates } from "./_pem.ts";
-import { type Env, processEnv, readText } from "./_runtime.ts";
+import { processEnv, readText } from "./_runtime.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
 import { KubeConnection } from "./kube_connection.ts";
 import { tokenFileProvider } from "./token_file_provider.ts";
@@ -10,7 +10,7 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 /** Options of {@linkcode inClusterConfig}. */
 export interface InClusterConfigOptions {
   /** The environment (`KUBERNETES_SERVICE_HOST`, `KUBERNETES_SERVICE_PORT`). Default: the process environment. */
-  env?: Env;
+  env?: Record<string, string | undefined>;
   /** The bearer token file. Default: `${SERVICE_ACCOUNT_DIR}/token`. */
   tokenPath?: string;
   /** The cluster CA file. Default: `${SERVICE_ACCOUNT_DIR}/ca.crt`. */

@@ -1,4 +1,4 @@
-import { type Env, fileExists, listSeparator, processEnv, readText } from "./_runtime.ts";
+import { fileExists, listSeparator, processEnv, readText } from "./_runtime.ts";
 import { type ParsedFile, parseKubeConfigText } from "./_schema.ts";
 import { KubeConfig } from "./kube_config.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
@@ -17,7 +17,7 @@ export interface ReadKubeConfigOptions {
    */
   text?: string;
   /** The environment (`KUBECONFIG`, `HOME`). Default: the process environment. */
-  env?: Env;
+  env?: Record<string, string | undefined>;
 }
 
 /**

@@ -17,7 +17,7 @@ export interface TlsFetch {
 /** Options of {@linkcode createTlsFetch}. */
 export interface CreateTlsFetchOptions {
   /** Override runtime detection (tests). Default: detected. */
-  runtime?: ReturnType<typeof runtimeName>;
+  runtime?: "deno" | "bun" | "node" | "workerd" | "edge-runtime" | "unknown";
 }
 
 // deno-lint-ignore no-explicit-any

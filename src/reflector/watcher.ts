@@ -80,7 +80,7 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
  */
 export async function* watcher<T extends KubeObject = KubeObject>(
   lw: ListerWatcher<T>,
-  options: WatcherOptions | ResolvedWatcherOptions = {},
+  options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
   for await (const batch of watcherBatches(lw, options)) yield* batch;
 }
@@ -111,7 +111,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
  */
 export async function* watcherBatches<T extends KubeObject = KubeObject>(
   lw: ListerWatcher<T>,
-  options: WatcherOptions | ResolvedWatcherOptions = {},
+  options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>[], void, undefined> {
   const o = resolveWatcherOptions(options);
   const { signal, clock, observer } = o;
