@@ -23,12 +23,30 @@ export interface ClusterEntry {
 
 /** A `users[].user.exec` entry (an exec credential plugin). */
 export interface ExecEntry {
+  /**
+   * The `ExecCredential` version the plugin speaks:
+   * `"client.authentication.k8s.io/v1"` (then `interactiveMode` is
+   * required) or `"client.authentication.k8s.io/v1beta1"`.
+   */
   apiVersion?: string;
+  /**
+   * The plugin to run (required): a command name looked up in `PATH`, an
+   * absolute path, or a relative path with a `/`, which resolves against
+   * the folder of the kubeconfig file that set it.
+   */
   command?: string;
+  /** The plugin's arguments. Default: none. */
   args?: string[];
+  /** Environment variables set for the plugin, on top of the inherited environment. Default: none. */
   env?: Array<{ name: string; value: string }>;
+  /** Text added to the error when the plugin cannot be started (how to install it). Default: none. */
   installHint?: string;
+  /** Pass the cluster's details to the plugin in `KUBERNETES_EXEC_INFO`. Default: `false`. */
   provideClusterInfo?: boolean;
+  /**
+   * `"Never"` or `"IfAvailable"` (the plugin never gets a terminal here);
+   * `"Always"` is refused. Required for `v1`. Default: none.
+   */
   interactiveMode?: string;
 }
 
@@ -48,8 +66,11 @@ export interface UserEntry {
 
 /** A `contexts[].context` entry. */
 export interface ContextEntry {
+  /** The name of the context's `clusters[]` entry. */
   cluster?: string;
+  /** The name of the context's `users[]` entry. */
   user?: string;
+  /** The context's default namespace, if it sets one. */
   namespace?: string;
 }
 

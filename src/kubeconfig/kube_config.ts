@@ -98,10 +98,12 @@ export class KubeConfig {
     };
   }
 
+  /** What Node's `util.inspect` (and `console.log`) shows: the `toJSON()` view, no credentials. */
   [inspectNode](): string {
     return `KubeConfig ${JSON.stringify(this.toJSON())}`;
   }
 
+  /** What Deno's `Deno.inspect` (and `console.log`) shows: the `toJSON()` view, no credentials. */
   [inspectDeno](): string {
     return `KubeConfig ${JSON.stringify(this.toJSON())}`;
   }

@@ -18,6 +18,12 @@ export class KubeConfigError extends Error {
   /** The field concerned, as a path such as `users[alice].client-key-data`. */
   readonly field?: string;
 
+  /**
+   * Creates the error; its message is `file: field: problem`, with the parts that are known.
+   *
+   * @param problem What is wrong, without any secret value.
+   * @param where The file and field concerned (prefixed to the message as `file: field: `) and the underlying error, if any.
+   */
   constructor(problem: string, where: { file?: string; field?: string; cause?: unknown } = {}) {
     const { file, field, cause } = where;
     const prefix = [file, field].filter(Boolean).join(": ");
@@ -48,6 +54,12 @@ export class TlsUnsupportedError extends Error {
   /** The kubeconfig fields this runtime's `fetch` cannot honour. */
   readonly needs: readonly string[];
 
+  /**
+   * Creates the error; its message names the runtime and the fields and says what to do instead.
+   *
+   * @param runtime The runtime detected.
+   * @param needs The kubeconfig fields asking for TLS this runtime cannot do.
+   */
   constructor(runtime: string, needs: readonly string[]) {
     super(
       `this runtime (${runtime}) cannot make the TLS connection the configuration asks for: ` +

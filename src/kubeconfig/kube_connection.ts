@@ -97,10 +97,12 @@ export class KubeConnection {
     return { server, namespace, context, cluster, user, via };
   }
 
+  /** What Node's `util.inspect` (and `console.log`) shows: the `toJSON()` view, no credentials. */
   [inspectNode](): string {
     return `KubeConnection ${JSON.stringify(this.toJSON())}`;
   }
 
+  /** What Deno's `Deno.inspect` (and `console.log`) shows: the `toJSON()` view, no credentials. */
   [inspectDeno](): string {
     return `KubeConnection ${JSON.stringify(this.toJSON())}`;
   }

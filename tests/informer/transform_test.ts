@@ -13,3 +13,13 @@ test("dropManagedFields removes metadata.managedFields and keeps everything else
   assert.deepEqual(out, { kind: "Pod", metadata: { name: "p", labels: { a: "b" } }, spec: {} });
   assert.deepEqual(dropManagedFields({ metadata: { name: "q" } }), { metadata: { name: "q" } });
 });
+
+test("dropManagedFields gives the object a new metadata rather than deleting a property (a delete leaves V8 a dictionary object: more memory)", () => {
+  const metadata = { name: "p", uid: "u", managedFields: [{ manager: "kubelet" }] };
+  const obj = { metadata };
+  dropManagedFields(obj);
+  assert.notEqual(obj.metadata, metadata, "a new metadata object");
+  assert.ok(!("managedFields" in obj.metadata));
+  assert.deepEqual(Object.keys(obj.metadata), ["name", "uid"], "the other fields, in order");
+  assert.equal(metadata.managedFields.length, 1, "the original metadata is left as it was");
+});
