@@ -38,6 +38,12 @@ export class KubeNetworkError extends Error {
    * none), or `undefined` when unknown.
    */
   readonly code: string | undefined;
+  /**
+   * Creates the error; `code` is read from `cause` (or its innermost cause).
+   *
+   * @param request The request that failed, as `"GET /api/v1/pods"` (no query, no credentials).
+   * @param cause What `fetch` threw or the body's read rejected with.
+   */
   constructor(request: string, cause: unknown) {
     const { code, text } = describeNetworkCause(cause);
     super(`${request}: network error: ${text}`, { cause });
@@ -77,11 +83,19 @@ export type WatchDecodeProblem = "syntax" | "shape" | "truncated" | "line-too-lo
  * ```
  */
 export class WatchDecodeError extends Error {
+  /** What was wrong with the line. */
   readonly problem: WatchDecodeProblem;
   /** 1-based line number within the response. */
   readonly line: number;
   /** Length of the offending line in UTF-16 code units. */
   readonly length: number;
+  /**
+   * Creates the error; the message describes `problem` and locates the line.
+   *
+   * @param problem What was wrong with the line.
+   * @param line The 1-based line number within the response.
+   * @param length The line's length in UTF-16 code units (for `encoding`: how much had been decoded).
+   */
   constructor(problem: WatchDecodeProblem, line: number, length: number) {
     const what = {
       syntax: "is not valid JSON",
@@ -110,8 +124,17 @@ export class WatchDecodeError extends Error {
  * ```
  */
 export class UnexpectedKindError extends Error {
+  /** The kind the reflector expects (its `expectedKind` option). */
   readonly expected: string;
+  /** The object's `kind`, or `""` when it has none. */
   readonly actual: string;
+  /**
+   * Creates the error; the message names both kinds and the object's key.
+   *
+   * @param expected The kind expected.
+   * @param actual The object's `kind` (`""`: none).
+   * @param key The object's store key, when known (`""`: unknown).
+   */
   constructor(expected: string, actual: string, key: string) {
     super(`expected kind ${expected}, got ${actual || "(none)"}${key ? ` (${key})` : ""}`);
     this.name = "UnexpectedKindError";
@@ -133,6 +156,11 @@ export class UnexpectedKindError extends Error {
 export class ShortWatchError extends Error {
   /** How long the watch lasted. */
   readonly durationMs: number;
+  /**
+   * Creates the error; the message gives the duration.
+   *
+   * @param durationMs How long the watch lasted, in ms.
+   */
   constructor(durationMs: number) {
     super(`very short watch: ended after ${Math.round(durationMs)} ms with no events`);
     this.name = "ShortWatchError";
@@ -155,6 +183,8 @@ export class WatchIdleTimeoutError extends Error {
   /** The deadline that passed, in ms. */
   readonly idleMs: number;
   /**
+   * Creates the error; the message gives the deadline and, when given, how it was chosen.
+   *
    * @param idleMs The deadline that passed, in ms.
    * @param why How the deadline was chosen, when it explains the decision
    *   (a deadline learnt from a server's periodic bookmarks). Default: none.
@@ -178,7 +208,13 @@ export class WatchIdleTimeoutError extends Error {
  * ```
  */
 export class ListTimeoutError extends Error {
+  /** The deadline that passed, in ms. */
   readonly timeoutMs: number;
+  /**
+   * Creates the error; the message gives the deadline.
+   *
+   * @param timeoutMs The deadline that passed, in ms.
+   */
   constructor(timeoutMs: number) {
     super(`list did not complete within ${timeoutMs} ms`);
     this.name = "ListTimeoutError";
@@ -206,6 +242,13 @@ export class ListTimeoutError extends Error {
 export class KubeRedirectError extends KubeStatusError {
   /** Where the redirect pointed (origin and path only), when known. */
   readonly location: string | undefined;
+  /**
+   * Creates the error; `location` is reduced to origin and path before it is kept or shown.
+   *
+   * @param request The request that was redirected, as `"GET /api/v1/pods"`.
+   * @param code The 3xx status, or `0` when the runtime hides it.
+   * @param location The `Location` header or the URL the response came from, when known.
+   */
   constructor(request: string, code: number, location?: string | URL | null) {
     const where = redirectTarget(location);
     super({
@@ -250,6 +293,8 @@ export class StreamingListUnsupportedError extends Error {
   readonly version: string | undefined;
 
   /**
+   * Creates the error; the message names the server's version and the refusal.
+   *
    * @param version The server's `gitVersion`, when known.
    * @param cause The refusal.
    */

@@ -76,6 +76,11 @@ export class KubeStatusError extends Error {
   /** The request that failed, without query or credentials. */
   readonly request: string;
 
+  /**
+   * Creates the error from what the server answered; the message is built
+   * from `request`, `code` and the Status's `reason` and `message` (or
+   * `bodyDescription`), and never throws, however malformed `status` is.
+   */
   constructor(options: KubeStatusErrorOptions) {
     const { request = "", status, bodyDescription } = options;
     // A code that is not a number (a malformed Status's `"410"`) reads as 500.

@@ -21,6 +21,8 @@ export class MalformedResponseError extends Error {
   readonly problem: string;
 
   /**
+   * Creates the error; its message is `malformed <where>: <problem>`.
+   *
    * @param where What was malformed (`"list"`, `"watch event"`, ...).
    * @param problem The problem, in words; must not quote object content.
    */

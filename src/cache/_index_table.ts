@@ -60,6 +60,14 @@ export class IndexTable {
     }
   }
 
+  /** Files `key` under `values` instead of wherever it was (nothing to do when they are the same). */
+  set(key: string, values: Filed): void {
+    const was = this.#filed.get(key);
+    if (was !== undefined && sameValues(was, values)) return;
+    this.remove(key);
+    this.add(key, values);
+  }
+
   /** Removes `key` from wherever it was filed. */
   remove(key: string): void {
     const values = this.#filed.get(key);
@@ -87,4 +95,9 @@ export class IndexTable {
   values(): string[] {
     return [...this.#buckets.keys()];
   }
+}
+
+function sameValues(a: Filed, b: Filed): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

@@ -26,6 +26,8 @@ export class DeletedFinalStateUnknown<T = unknown> {
   readonly obj: T;
 
   /**
+   * Creates a tombstone.
+   *
    * @param key The store key of the deleted object (a non-empty string).
    * @param obj The last known state of the object.
    * @throws {TypeError} when `key` is not a non-empty string.

@@ -107,6 +107,8 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
   #tables = new Map<string, IndexTable>();
 
   /**
+   * Creates an empty indexer.
+   *
    * @param keyFunc Computes each object's key, for example {@linkcode metaNamespaceKeyFunc}.
    * @param indexers Index functions by index name. Default: `{}` (add some later with `addIndexers`).
    * @throws {TypeError} when `keyFunc` or an index function is not a function.
@@ -131,10 +133,7 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
     if (this.#indexers.size > 0) {
       const values = this.#indexValues(obj, this.#indexers);
       let i = 0;
-      for (const table of this.#tables.values()) {
-        table.remove(key);
-        table.add(key, values[i++]);
-      }
+      for (const table of this.#tables.values()) table.set(key, values[i++]);
     }
     this.#items.set(key, obj);
   }

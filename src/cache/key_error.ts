@@ -17,6 +17,12 @@
  * ```
  */
 export class KeyError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What is missing, naming the object's kind and namespace when known, never its content.
+   * @param options The underlying error as `cause`, if any.
+   */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "KeyError";

@@ -86,6 +86,8 @@ export class MemoryStore<T extends KubeObject> implements Store<T> {
   #items = new Map<string, T>();
 
   /**
+   * Creates an empty store.
+   *
    * @param keyFunc Computes each object's key, for example
    * {@linkcode metaNamespaceKeyFunc}.
    * @throws {TypeError} when `keyFunc` is not a function.

@@ -90,7 +90,13 @@ export class Informer<T extends KubeObject = KubeObject> {
   #started = false;
   #stopped = false;
 
-  /** @throws {TypeError | RangeError} for invalid options. */
+  /**
+   * Creates an informer; it does nothing until {@linkcode Informer.run}.
+   *
+   * @param lw Lists and watches the resource, for example {@linkcode resourceListerWatcher}.
+   * @param options Default: `{}` (every default of {@linkcode InformerOptions}).
+   * @throws {TypeError | RangeError} for invalid options.
+   */
   constructor(lw: ListerWatcher<T>, options: InformerOptions<T> = {}) {
     const {
       transform,

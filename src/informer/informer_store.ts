@@ -82,7 +82,12 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
   readonly #onChange: (change: InformerChange<T>) => void;
   #listed = false;
 
-  /** @throws {TypeError} when an option has the wrong type. */
+  /**
+   * Creates an empty store; each option not given takes the default of
+   * {@linkcode InformerStoreOptions}.
+   *
+   * @throws {TypeError} when an option has the wrong type.
+   */
   constructor(options: InformerStoreOptions<T> = {}) {
     const {
       onChange = () => {},

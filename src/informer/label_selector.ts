@@ -20,8 +20,11 @@
  * ```
  */
 export interface LabelSelectorRequirement {
+  /** The label's key. */
   key: string;
+  /** How the label is tested: its value among `values`, not among them, the label present, or absent. */
   operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+  /** The values for `In` and `NotIn` (at least one); none for `Exists` and `DoesNotExist`. */
   values?: string[];
 }
 
@@ -39,7 +42,9 @@ export interface LabelSelectorRequirement {
  * ```
  */
 export interface LabelSelectorSpec {
+  /** Labels that must be present with exactly these values. Default: none. */
   matchLabels?: Record<string, string>;
+  /** Requirements that must all hold. Default: none. */
   matchExpressions?: LabelSelectorRequirement[];
 }
 
@@ -80,7 +85,11 @@ export class LabelSelector {
   /** The selector matching everything. */
   static readonly everything: LabelSelector = new LabelSelector([]);
 
-  /** @throws {TypeError} when `selector` is not valid syntax. */
+  /**
+   * Compiles a selector string (the syntax above; `""` matches everything).
+   *
+   * @throws {TypeError} when `selector` is not valid syntax.
+   */
   static parse(selector: string): LabelSelector {
     if (typeof selector !== "string") {
       throw new TypeError("LabelSelector.parse: selector must be a string");
@@ -99,7 +108,11 @@ export class LabelSelector {
     return new LabelSelector(parseTokens(tokens, selector));
   }
 
-  /** @throws {TypeError} when an operator is unknown or values do not fit it. */
+  /**
+   * Compiles a structured selector (`metav1.LabelSelector`); an empty one matches everything.
+   *
+   * @throws {TypeError} when an operator is unknown or values do not fit it.
+   */
   static from(spec: LabelSelectorSpec): LabelSelector {
     const reqs: Requirement[] = [];
     for (const [key, value] of Object.entries(spec?.matchLabels ?? {})) {

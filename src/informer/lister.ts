@@ -70,7 +70,11 @@ export interface ListerListOptions {
 export class Lister<T extends KubeObject> {
   readonly #cache: ReadonlyIndexer<T>;
 
-  /** @throws {TypeError} when `cache` is not an indexer. */
+  /**
+   * Creates a lister reading `cache` (for example an informer's store); it copies nothing.
+   *
+   * @throws {TypeError} when `cache` is not an indexer.
+   */
   constructor(cache: ReadonlyIndexer<T>) {
     if (!cache || typeof cache.getByKey !== "function" || typeof cache.byIndex !== "function") {
       throw new TypeError("Lister: cache must be an Indexer");

@@ -34,13 +34,6 @@ export type DeletedObject<T extends KubeObject> = T | DeletedFinalStateUnknown<T
  *
  * Objects are shared with the informer's cache: treat them as read-only.
  *
- * - `onAdd(obj, isInInitialList)`: an object appeared; `isInInitialList` is
- *   true for the objects of the first list, and for the current objects
- *   replayed to a handler added later.
- * - `onUpdate(oldObj, newObj)`: an object changed; on a resync it is called
- *   with `oldObj === newObj` for every object.
- * - `onDelete(obj)`: an object went away; see {@linkcode DeletedObject}.
- *
  * @example
  * ```ts
  * import type { KubeObject, ResourceEventHandler } from "../../mod.ts";
@@ -57,8 +50,15 @@ export type DeletedObject<T extends KubeObject> = T | DeletedFinalStateUnknown<T
  * ```
  */
 export interface ResourceEventHandler<T extends KubeObject> {
+  /**
+   * An object appeared. `isInInitialList` is true for the objects of the
+   * first list, and for the current objects replayed to a handler added
+   * later.
+   */
   onAdd?(obj: T, isInInitialList: boolean): void | Promise<void>;
+  /** An object changed; on a resync it is called with `oldObj === newObj` for every object. */
   onUpdate?(oldObj: T, newObj: T): void | Promise<void>;
+  /** An object went away: its final state, or a tombstone (see {@linkcode DeletedObject}). */
   onDelete?(obj: DeletedObject<T>): void | Promise<void>;
 }
 

@@ -93,7 +93,11 @@ export class SharedInformerFactory {
   readonly #runs: Promise<void>[] = [];
   #signal: AbortSignal | undefined;
 
-  /** @throws {TypeError} when neither `client` nor `listerWatcher` is given. */
+  /**
+   * Creates a factory holding no informer yet.
+   *
+   * @throws {TypeError} when neither `client` nor `listerWatcher` is given.
+   */
   constructor(options: SharedInformerFactoryOptions) {
     const { client, listerWatcher, defaults = {} } = options ?? {};
     if (listerWatcher !== undefined && typeof listerWatcher !== "function") {

@@ -18,7 +18,12 @@
  * ```
  */
 export interface Syncable {
+  /** True once it has synced. */
   hasSynced(): boolean;
+  /**
+   * Resolves once it has synced; rejects when `signal` aborts first or when
+   * it can no longer sync (stopped, removed).
+   */
   waitForSync(options: { signal?: AbortSignal }): Promise<void>;
 }
 

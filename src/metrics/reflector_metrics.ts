@@ -80,6 +80,14 @@ export interface ReflectorMetrics extends WatcherObserver {
  * ```
  */
 export interface MetricsProvider {
+  /**
+   * The metrics of one reflector or informer. An `Informer` asks for them
+   * when its `run()` starts and calls their `dispose()` when it ends; for a
+   * `Reflector`, pass the result as its `observer` yourself.
+   *
+   * @param name The reflector's or informer's name: the series' label.
+   * @param sources Values read at scrape time. Default: none.
+   */
   reflector(name: string, sources?: ReflectorMetricsSources): ReflectorMetrics;
 }
 

@@ -61,6 +61,13 @@ export class Backoff {
   #current: number;
   #lastFailure = -Infinity;
 
+  /**
+   * Creates a backoff; each option not given takes the default of
+   * {@linkcode BackoffOptions}.
+   *
+   * @throws {RangeError} when a number is not finite or below its minimum
+   *   (`capMs` below `initialMs`, `factor` below 1, anything negative).
+   */
   constructor(options: BackoffOptions = {}) {
     const D = WATCHER_DEFAULTS.backoff;
     const {

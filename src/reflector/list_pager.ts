@@ -53,8 +53,11 @@ export interface ListPagerOptions {
  * ```
  */
 export interface ListResult<T extends KubeObject> {
+  /** Every item, in the server's order. */
   items: T[];
+  /** The snapshot's version: the list's `metadata.resourceVersion` (`""` when it had none). */
   resourceVersion: string;
+  /** The list's `kind` (`"ConfigMapList"`), or `undefined` when the answer had none. */
   kind: string | undefined;
   /** How many pages it took (a restarted list counts its final, full request). */
   pages: number;

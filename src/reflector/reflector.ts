@@ -152,6 +152,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
   #status: ReflectorStatus;
   readonly #waiters = new Set<{ settle: (err?: Error) => void }>();
 
+  /**
+   * Creates a reflector; it does nothing until {@linkcode Reflector.run}.
+   *
+   * @param lw Lists and watches the resource, for example {@linkcode resourceListerWatcher}.
+   * @param store Receives the objects, for example an {@linkcode Indexer}.
+   * @param options Default: `{}` (every default of {@linkcode ReflectorOptions}).
+   * @throws {TypeError | RangeError} when an argument or an option is invalid.
+   */
   constructor(lw: ListerWatcher<T>, store: Store<T>, options: ReflectorOptions = {}) {
     if (!lw || typeof lw.list !== "function" || typeof lw.watch !== "function") {
       throw new TypeError("Reflector: the first argument must be a ListerWatcher (list and watch)");

@@ -35,7 +35,11 @@ export class ManualClock implements Clock {
   #seq = 0;
   readonly #timers = new Map<number, Timer>();
 
-  /** @param start The initial `now()`, in ms. Default: `0`. */
+  /**
+   * Creates a clock standing at `start`; it moves only with `advance`.
+   *
+   * @param start The initial `now()`, in ms. Default: `0`.
+   */
   constructor(start = 0) {
     this.#now = start;
   }

@@ -135,6 +135,12 @@ export class KubeClient {
   #fetch: typeof fetch;
   #version: Promise<ServerVersion> | undefined;
 
+  /**
+   * Creates a client; it sends nothing until a request is made.
+   *
+   * @throws {TypeError} when `server` is not an absolute http(s) URL or holds
+   *   credentials, when `headers` is invalid, or when there is no `fetch`.
+   */
   constructor(options: KubeClientOptions) {
     const {
       server,

@@ -54,11 +54,19 @@ export type ListDecodeProblem = "syntax" | "truncated" | "shape" | "too-long" | 
  * ```
  */
 export class ListDecodeError extends Error {
+  /** What was wrong with the body. */
   readonly problem: ListDecodeProblem;
   /** Where the problem was detected, in UTF-16 code units from the start of the body. */
   readonly offset: number;
   /** How many items had been decoded before it. */
   readonly items: number;
+  /**
+   * Creates the error; the message describes `problem` and locates it.
+   *
+   * @param problem What was wrong with the body.
+   * @param offset Where it was detected, in UTF-16 code units from the start of the body.
+   * @param items How many items had been decoded before it.
+   */
   constructor(problem: ListDecodeProblem, offset: number, items: number) {
     const what = {
       syntax: "not valid JSON",

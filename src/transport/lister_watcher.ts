@@ -93,7 +93,17 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
    * refused streaming list, a learnt idle deadline. Optional; never throws.
    */
   serverVersion?(options: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Lists one page (or, without `limit`, everything): the objects and the
+   * list's `metadata.resourceVersion` (and `continue` when more pages
+   * follow). Rejects with a {@linkcode KubeStatusError} for an error answer.
+   */
   list(options: ListOptions): Promise<KubeList<T>>;
+  /**
+   * Watches from `options.resourceVersion`: the decoded events, in order,
+   * until the server ends the watch (the iterable ends) or it fails (it
+   * throws). A failure to start rejects the first `next()`.
+   */
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
   /**
    * The same watch as `watch`, its events in the arrays they arrived in

@@ -39,3 +39,19 @@ test("an IndexTable files keys under one or several values and leaves no empty b
   assert.deepEqual(t.keys("y"), []);
   assert.deepEqual(valuesOf("x"), ["x"]);
 });
+
+test("IndexTable.set moves a key to its new values, and leaves it where it is when they are the same", () => {
+  const t = new IndexTable();
+  t.add("k", "a");
+  t.add("j", "a");
+  t.set("k", "a");
+  assert.deepEqual(t.keys("a"), ["k", "j"], "unchanged, order kept");
+  t.set("k", ["b", "c"]);
+  assert.deepEqual(t.keys("a"), ["j"]);
+  assert.deepEqual(t.keys("b"), ["k"]);
+  t.set("k", ["b", "c"]);
+  t.set("k", []);
+  assert.deepEqual(t.values(), ["a"]);
+  t.set("new", "z");
+  assert.deepEqual(t.keys("z"), ["new"]);
+});

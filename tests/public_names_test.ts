@@ -1,0 +1,120 @@
+import assert from "node:assert/strict";
+import { test } from "./_test.ts";
+import * as core from "../mod.ts";
+import * as testkit from "../testkit.ts";
+import * as kubeconfig from "../kubeconfig.ts";
+import * as metrics from "../metrics.ts";
+
+// The run-time names each entry point exports, pinned: a name appears here
+// only on purpose (a helper exported from its module for another module's
+// use must not reach a user). Adding or removing a public name means
+// changing the entry point's export list and this list together. Type-only
+// exports leave no run-time trace; the entry points name them explicitly.
+
+const CORE = [
+  "Backoff",
+  "DeletedFinalStateUnknown",
+  "ERROR_REASONS",
+  "INITIAL_EVENTS_END_ANNOTATION",
+  "Indexer",
+  "Informer",
+  "InformerStore",
+  "KeyError",
+  "KubeClient",
+  "KubeNetworkError",
+  "KubeRedirectError",
+  "KubeStatusError",
+  "LabelSelector",
+  "ListDecodeError",
+  "ListTimeoutError",
+  "Lister",
+  "MalformedResponseError",
+  "MemoryStore",
+  "NAMESPACE_INDEX",
+  "Reflector",
+  "SharedInformerFactory",
+  "ShortWatchError",
+  "StreamingListUnsupportedError",
+  "UnexpectedKindError",
+  "WATCHER_DEFAULTS",
+  "WatchDecodeError",
+  "WatchIdleTimeoutError",
+  "decodeListStream",
+  "deletionHandlingMetaNamespaceKeyFunc",
+  "dropManagedFields",
+  "errorReason",
+  "isExpired",
+  "isRetriable",
+  "isTooLargeResourceVersion",
+  "labelSelector",
+  "listAllPages",
+  "metaNamespaceKeyFunc",
+  "namespaceIndexFunc",
+  "newNamespaceKeyedIndexerAndReflector",
+  "noopMetrics",
+  "resourceListerWatcher",
+  "resourcePath",
+  "retryAfterMsFromHeader",
+  "retryAfterMsFromSeconds",
+  "retryAfterMsFromStatus",
+  "serverFeatures",
+  "splitMetaNamespaceKey",
+  "systemClock",
+  "waitForCacheSync",
+  "watchBatches",
+  "watchStream",
+  "watcher",
+  "watcherBatches",
+];
+
+const TESTKIT = ["FakeApiServer", "ManualClock"];
+
+const KUBECONFIG = [
+  "KubeConfig",
+  "KubeConfigError",
+  "KubeConnection",
+  "SERVICE_ACCOUNT_DIR",
+  "TlsUnsupportedError",
+  "createTlsFetch",
+  "execCredentialProvider",
+  "inClusterConfig",
+  "loadKubeConfig",
+  "readKubeConfig",
+  "tokenFileProvider",
+];
+
+const METRICS = [
+  "ERROR_REASONS",
+  "errorReason",
+  "metricsResponse",
+  "noopMetrics",
+  "prometheusMetrics",
+];
+
+const names = (ns: object) => Object.keys(ns).sort();
+
+test("mod.ts exports exactly the pinned public names (no internal helper such as throwRejected)", () => {
+  assert.deepEqual(names(core), [...CORE].sort());
+  assert.ok(!("throwRejected" in core));
+});
+
+test("testkit.ts exports exactly the pinned public names", () => {
+  assert.deepEqual(names(testkit), [...TESTKIT].sort());
+});
+
+test("kubeconfig.ts exports exactly the pinned public names", () => {
+  assert.deepEqual(names(kubeconfig), [...KUBECONFIG].sort());
+});
+
+test("metrics.ts exports exactly the pinned public names", () => {
+  assert.deepEqual(names(metrics), [...METRICS].sort());
+});
+
+test("every exported name is defined, and no entry point exports an underscore-prefixed name", () => {
+  for (const [entry, ns] of Object.entries({ core, testkit, kubeconfig, metrics })) {
+    for (const [name, value] of Object.entries(ns)) {
+      assert.notEqual(value, undefined, `${entry}: ${name}`);
+      assert.ok(!name.startsWith("_"), `${entry}: ${name}`);
+    }
+  }
+});
