@@ -82,7 +82,10 @@ export async function* watcher<T extends KubeObject = KubeObject>(
   lw: ListerWatcher<T>,
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
-  for await (const batch of watcherBatches(lw, options)) yield* batch;
+  // a plain loop: about half the cost of `yield*` over an array
+  for await (const batch of watcherBatches(lw, options)) {
+    for (const ev of batch) yield ev;
+  }
 }
 
 /**

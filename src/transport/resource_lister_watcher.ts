@@ -186,7 +186,9 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
       return checkList(list, request, invalid);
     },
     async *watch(opts: WatchOptions): AsyncGenerator<WatchEvent<T>, void, undefined> {
-      for await (const batch of lw.watchBatches!(opts)) yield* batch;
+      for await (const batch of lw.watchBatches!(opts)) {
+        for (const ev of batch) yield ev;
+      }
     },
     async *watchBatches(opts: WatchOptions): AsyncGenerator<WatchEvent<T>[], void, undefined> {
       const q = baseQuery();

@@ -91,7 +91,9 @@ export async function* watchStream<T extends KubeObject = KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: WatchStreamOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
-  for await (const batch of watchBatches<T>(body, options)) yield* batch;
+  for await (const batch of watchBatches<T>(body, options)) {
+    for (const ev of batch) yield ev;
+  }
 }
 
 /**
