@@ -16,6 +16,7 @@ import type { ErrorHandler, ErrorPhase } from "../reflector/watcher_options.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { changeIterator } from "./_change_iterator.ts";
 import { fanOut } from "./_fan_out_observer.ts";
+import type { Notification } from "./_handler_queue.ts";
 import { Listener } from "./_listener.ts";
 import type { HandlerRegistration } from "./handler_registration.ts";
 import type { InformerChange } from "./informer_change.ts";
@@ -274,15 +275,18 @@ export class Informer<T extends KubeObject = KubeObject> {
     }
     const seq = ++this.#seq;
     if (this.#listeners.size === 0) return; // nothing to build a notification for
-    const n = change.type === "add"
+    // literal notifications (one shape per type): no spread, once per change
+    const n: Notification<T> = change.type === "add"
       ? {
-        type: "add" as const,
+        type: "add",
         key: change.key,
         object: change.object,
         initial: change.isInInitialList,
         seq,
       }
-      : { ...change, seq };
+      : change.type === "update"
+      ? { type: "update", key: change.key, oldObject: change.oldObject, object: change.object, seq }
+      : { type: "delete", key: change.key, object: change.object, seq };
     for (const l of this.#listeners.keys()) l.enqueue(n);
   }
 

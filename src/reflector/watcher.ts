@@ -287,8 +287,9 @@ async function* performWatch<T extends KubeObject>(
   let proven = false;
   let proveTimer: unknown;
   const prove = () => {
+    if (proven) return; // once per event: nothing more to do
     clock.clearTimeout(proveTimer);
-    if (proven || pending) return;
+    if (pending) return;
     proven = true;
     observer.state?.({ state: "watching" });
   };
@@ -540,6 +541,8 @@ async function* singles<E>(events: AsyncIterable<E>): AsyncGenerator<E[], void, 
 const ERROR_EVENT = "watch ERROR event";
 
 /** Why a watch event cannot be used, or undefined. A ListerWatcher of ours checks this already. */
+const EVENT_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]);
+
 function eventProblem(ev: unknown): string | undefined {
   const e = ev as { type?: unknown; object?: unknown } | null;
   if (e === null || typeof e !== "object") return "not an object";
@@ -548,7 +551,7 @@ function eventProblem(ev: unknown): string | undefined {
     return "object is not an object";
   }
   if (e.type === "ERROR") return undefined;
-  if (!["ADDED", "MODIFIED", "DELETED", "BOOKMARK"].includes(e.type as string)) {
+  if (!EVENT_TYPES.has(e.type as string)) {
     return "unknown event type";
   }
   return metadataProblem(obj);
