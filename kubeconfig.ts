@@ -49,4 +49,4 @@ export {
   type TlsFetch,
   type TlsSettings,
 } from "./src/kubeconfig/tls_fetch.ts";
-export type { ExecEntry } from "./src/kubeconfig/_schema.ts";
+export type { ContextEntry, ExecEntry } from "./src/kubeconfig/_schema.ts";

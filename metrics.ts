@@ -21,8 +21,25 @@
  *
  * @module
  */
-export * from "./src/metrics/prometheus_metrics.ts";
-export * from "./src/metrics/prom_client_like.ts";
-export * from "./src/metrics/metrics_response.ts";
-export * from "./src/metrics/error_reason.ts";
-export * from "./src/metrics/reflector_metrics.ts";
+export {
+  type PrometheusMetrics,
+  prometheusMetrics,
+  type PrometheusMetricsOptions,
+} from "./src/metrics/prometheus_metrics.ts";
+export type {
+  PromClientLike,
+  PromCounterLike,
+  PromGaugeLike,
+  PromHistogramLike,
+  PromLabels,
+  PromMetricConfig,
+  PromRegistryLike,
+} from "./src/metrics/prom_client_like.ts";
+export { metricsResponse } from "./src/metrics/metrics_response.ts";
+export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/error_reason.ts";
+export {
+  type MetricsProvider,
+  noopMetrics,
+  type ReflectorMetrics,
+  type ReflectorMetricsSources,
+} from "./src/metrics/reflector_metrics.ts";

@@ -23,43 +23,128 @@
  *
  * @module
  */
-export * from "./src/api/types.ts";
-export * from "./src/api/kube_status_error.ts";
-export * from "./src/api/predicates.ts";
-export * from "./src/api/errors.ts";
-export * from "./src/api/malformed_response_error.ts";
-export * from "./src/api/retry_after.ts";
-export * from "./src/cache/key_error.ts";
-export * from "./src/cache/deleted_final_state_unknown.ts";
-export * from "./src/cache/key_func.ts";
-export * from "./src/cache/store.ts";
-export * from "./src/cache/indexer.ts";
-export * from "./src/cache/namespace_index.ts";
-export * from "./src/transport/resource_path.ts";
-export * from "./src/transport/kube_client.ts";
-export * from "./src/transport/lister_watcher.ts";
-export * from "./src/transport/server_features.ts";
-export * from "./src/transport/resource_lister_watcher.ts";
-export * from "./src/transport/watch_stream.ts";
-export * from "./src/transport/list_stream.ts";
-export * from "./src/reflector/clock.ts";
-export * from "./src/reflector/backoff.ts";
-export * from "./src/reflector/list_pager.ts";
-export * from "./src/reflector/watcher_options.ts";
-export * from "./src/reflector/watcher_defaults.ts";
-export * from "./src/reflector/watcher.ts";
-export * from "./src/reflector/reflector.ts";
-export * from "./src/reflector/namespace_keyed_indexer_and_reflector.ts";
-export * from "./src/informer/resource_event_handler.ts";
-export * from "./src/informer/handler_registration.ts";
-export * from "./src/informer/informer_change.ts";
-export * from "./src/informer/informer_store.ts";
-export * from "./src/informer/informer_options.ts";
-export * from "./src/informer/informer.ts";
-export * from "./src/informer/transform.ts";
-export * from "./src/informer/label_selector.ts";
-export * from "./src/informer/lister.ts";
-export * from "./src/informer/wait_for_cache_sync.ts";
-export * from "./src/informer/shared_informer_factory.ts";
-export * from "./src/metrics/reflector_metrics.ts";
-export * from "./src/metrics/error_reason.ts";
+// Every public name, by module (no `export *`: a helper exported from a
+// module for another module's use stays internal). tests/public_names_test.ts
+// pins the list.
+export {
+  INITIAL_EVENTS_END_ANNOTATION,
+  type KubeList,
+  type KubeObject,
+  type ListMeta,
+  type ObjectMeta,
+  type Status,
+  type StatusCause,
+  type WatchEvent,
+  type WatchEventType,
+} from "./src/api/types.ts";
+export { KubeStatusError, type KubeStatusErrorOptions } from "./src/api/kube_status_error.ts";
+export { isExpired, isRetriable, isTooLargeResourceVersion } from "./src/api/predicates.ts";
+export {
+  KubeNetworkError,
+  KubeRedirectError,
+  ListTimeoutError,
+  ShortWatchError,
+  StreamingListUnsupportedError,
+  UnexpectedKindError,
+  WatchDecodeError,
+  type WatchDecodeProblem,
+  WatchIdleTimeoutError,
+} from "./src/api/errors.ts";
+export { MalformedResponseError } from "./src/api/malformed_response_error.ts";
+export {
+  retryAfterMsFromHeader,
+  retryAfterMsFromSeconds,
+  retryAfterMsFromStatus,
+} from "./src/api/retry_after.ts";
+export { KeyError } from "./src/cache/key_error.ts";
+export { DeletedFinalStateUnknown } from "./src/cache/deleted_final_state_unknown.ts";
+export {
+  deletionHandlingMetaNamespaceKeyFunc,
+  type KeyFunc,
+  metaNamespaceKeyFunc,
+  type NamespacedName,
+  splitMetaNamespaceKey,
+} from "./src/cache/key_func.ts";
+export { MemoryStore, type Store } from "./src/cache/store.ts";
+export { Indexer, type IndexerLike, type Indexers, type IndexFunc } from "./src/cache/indexer.ts";
+export { NAMESPACE_INDEX, namespaceIndexFunc } from "./src/cache/namespace_index.ts";
+export { resourcePath, type ResourceRef } from "./src/transport/resource_path.ts";
+export {
+  KubeClient,
+  type KubeClientOptions,
+  type KubeRequestOptions,
+  type ServerVersion,
+  type TokenProvider,
+} from "./src/transport/kube_client.ts";
+export type { ListerWatcher, ListOptions, WatchOptions } from "./src/transport/lister_watcher.ts";
+export { type ServerFeatures, serverFeatures } from "./src/transport/server_features.ts";
+export {
+  resourceListerWatcher,
+  type ResourceListerWatcherOptions,
+} from "./src/transport/resource_lister_watcher.ts";
+export {
+  watchBatches,
+  watchStream,
+  type WatchStreamOptions,
+} from "./src/transport/watch_stream.ts";
+export {
+  decodeListStream,
+  type DecodeListStreamOptions,
+  ListDecodeError,
+  type ListDecodeProblem,
+} from "./src/transport/list_stream.ts";
+export { type Clock, systemClock, type TimerHandle } from "./src/reflector/clock.ts";
+export { Backoff, type BackoffOptions } from "./src/reflector/backoff.ts";
+export {
+  listAllPages,
+  type ListPagerOptions,
+  type ListResult,
+} from "./src/reflector/list_pager.ts";
+export type {
+  ErrorHandler,
+  ErrorPhase,
+  RelistReason,
+  WatcherObserver,
+  WatcherOptions,
+  WatcherState,
+} from "./src/reflector/watcher_options.ts";
+export { WATCHER_DEFAULTS } from "./src/reflector/watcher_defaults.ts";
+export { watcher, watcherBatches, type WatcherEvent } from "./src/reflector/watcher.ts";
+export {
+  Reflector,
+  type ReflectorOptions,
+  type ReflectorStatus,
+  type RunOptions,
+} from "./src/reflector/reflector.ts";
+export { newNamespaceKeyedIndexerAndReflector } from "./src/reflector/namespace_keyed_indexer_and_reflector.ts";
+export type {
+  DeletedObject,
+  HandlerOptions,
+  ResourceEventHandler,
+} from "./src/informer/resource_event_handler.ts";
+export type { HandlerRegistration } from "./src/informer/handler_registration.ts";
+export type { InformerChange } from "./src/informer/informer_change.ts";
+export { InformerStore, type InformerStoreOptions } from "./src/informer/informer_store.ts";
+export type { InformerOptions } from "./src/informer/informer_options.ts";
+export { Informer } from "./src/informer/informer.ts";
+export { dropManagedFields, type TransformFunc } from "./src/informer/transform.ts";
+export {
+  LabelSelector,
+  labelSelector,
+  type LabelSelectorRequirement,
+  type LabelSelectorSpec,
+} from "./src/informer/label_selector.ts";
+export { Lister, type ListerListOptions, type ReadonlyIndexer } from "./src/informer/lister.ts";
+export { type Syncable, waitForCacheSync } from "./src/informer/wait_for_cache_sync.ts";
+export {
+  type InformerResource,
+  SharedInformerFactory,
+  type SharedInformerFactoryOptions,
+} from "./src/informer/shared_informer_factory.ts";
+export {
+  type MetricsProvider,
+  noopMetrics,
+  type ReflectorMetrics,
+  type ReflectorMetricsSources,
+} from "./src/metrics/reflector_metrics.ts";
+export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/error_reason.ts";

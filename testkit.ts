@@ -27,10 +27,29 @@
  *
  * @module
  */
-export * from "./src/testkit/fake_api_server.ts";
+export { FakeApiServer } from "./src/testkit/fake_api_server.ts";
 export type { FakeApiServerOptions } from "./src/testkit/fake_api_server_options.ts";
-export type * from "./src/testkit/fault.ts";
-export type * from "./src/testkit/types.ts";
+export type {
+  ChunkedFault,
+  CloseFault,
+  ErrorEventFault,
+  Fault,
+  FaultRule,
+  FaultVerb,
+  InjectedFault,
+  RawFault,
+  ResetFault,
+  StallFault,
+  StatusFault,
+} from "./src/testkit/fault.ts";
+export type {
+  ObjectRef,
+  ObjectsQuery,
+  RecordedRequest,
+  RequestVerb,
+  ResourceDefinition,
+  WaitOptions,
+} from "./src/testkit/types.ts";
 export type { KubeObject, Status, WatchEvent } from "./src/api/types.ts";
 export { ManualClock } from "./src/testkit/manual_clock.ts";
 export type { Clock, TimerHandle } from "./src/reflector/clock.ts";

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The README's test command: prepares the real kube-apiserver for the e2e
 // suite (cached), type-checks the entry points with no config (as a URL
-// importer would) and every JSDoc example, runs every test on Deno, then
+// importer would) and every JSDoc example, lints the entry points' public
+// documentation (deno doc --lint), runs every test on Deno, then
 // builds the npm package and runs the same tests in Node against it.
 import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -12,6 +13,8 @@ const deno = join(root, "node_modules/.bin/deno");
 const steps = [
   ["deno check --no-config (what a URL importer gets)", deno, ["check", "--no-config", "mod.ts", "testkit.ts", "kubeconfig.ts"]],
   ["deno check (all, with JSDoc examples)", deno, ["check", "--doc", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "src/", "tests/", "examples/", "benchmarks/"]],
+  // Every public name documented, no public signature naming a private type (exit 1 on any problem).
+  ["deno doc --lint (the entry points' public API)", deno, ["doc", "--lint", "mod.ts", "testkit.ts", "kubeconfig.ts", "metrics.ts"]],
   ["deno test", deno, ["test", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "--allow-sys", "tests/"]],
   ["npm build + node test", process.execPath, [join(root, "scripts/build_npm.mjs")]],
   // Bun (devDependency @oven/bun-linux-x64, binary inside the package) against the npm build; no binary = failure.
