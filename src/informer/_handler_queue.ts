@@ -37,6 +37,9 @@ export class HandlerQueue<T extends KubeObject> {
   #head = 0;
   #slots: Map<string, Slot<T>> | undefined;
   #size = 0;
+  /** Walks the slots in order while coalescing; `#next` is the slot it stands on. */
+  #cursor: MapIterator<[string, Slot<T>]> | undefined;
+  #next: [string, Slot<T>] | undefined;
 
   constructor(limit: number) {
     this.limit = limit;
@@ -54,10 +57,7 @@ export class HandlerQueue<T extends KubeObject> {
 
   /** The `seq` of the next notification out, or `Infinity` when empty. */
   get headSeq(): number {
-    if (this.#slots) {
-      for (const slot of this.#slots.values()) return slot.seq;
-      return Infinity;
-    }
+    if (this.#slots) return this.#peek()?.[1].seq ?? Infinity;
     return this.#head < this.#fifo.length ? this.#fifo[this.#head].seq : Infinity;
   }
 
@@ -65,7 +65,7 @@ export class HandlerQueue<T extends KubeObject> {
   push(n: Notification<T>): boolean {
     if (this.#slots) {
       this.#merge(n);
-      if (this.#size === 0) this.#slots = undefined;
+      if (this.#size === 0) this.#endCoalescing();
       return false;
     }
     this.#fifo.push(n);
@@ -77,23 +77,23 @@ export class HandlerQueue<T extends KubeObject> {
     this.#slots = new Map();
     this.#size = 0;
     for (const p of pending) this.#merge(p);
-    if (this.#size === 0) this.#slots = undefined;
+    if (this.#size === 0) this.#endCoalescing();
     return true;
   }
 
   /** Removes and returns the next notification. */
   shift(): Notification<T> | undefined {
     if (this.#slots) {
-      for (const [key, slot] of this.#slots) {
-        const n = slot.del ?? slot.live!;
-        if (slot.del) slot.del = undefined;
-        else slot.live = undefined;
-        if (!slot.del && !slot.live) this.#slots.delete(key);
-        this.#size--;
-        if (this.#size === 0) this.#slots = undefined;
-        return n;
-      }
-      return undefined;
+      const head = this.#peek();
+      if (!head) return undefined;
+      const [key, slot] = head;
+      const n = slot.del ?? slot.live!;
+      if (slot.del) slot.del = undefined;
+      else slot.live = undefined;
+      if (!slot.del && !slot.live) this.#slots.delete(key);
+      this.#size--;
+      if (this.#size === 0) this.#endCoalescing();
+      return n;
     }
     if (this.#head >= this.#fifo.length) return undefined;
     const n = this.#fifo[this.#head];
@@ -113,8 +113,36 @@ export class HandlerQueue<T extends KubeObject> {
   clear(): void {
     this.#fifo = [];
     this.#head = 0;
-    this.#slots = undefined;
+    this.#endCoalescing();
     this.#size = 0;
+  }
+
+  #endCoalescing(): void {
+    this.#slots = undefined;
+    this.#cursor = undefined;
+    this.#next = undefined;
+  }
+
+  /**
+   * The oldest slot, found by one iterator kept across calls. Looking for
+   * the first entry afresh each time would be quadratic: a Map keeps the
+   * entries deleted from its front until it rehashes, and iteration steps
+   * over each of them.
+   */
+  #peek(): [string, Slot<T>] | undefined {
+    const slots = this.#slots!;
+    while (true) {
+      // still queued (not emptied, nor replaced by a later slot of that key)?
+      if (this.#next && slots.get(this.#next[0]) === this.#next[1]) return this.#next;
+      this.#cursor ??= slots.entries();
+      const r = this.#cursor.next();
+      if (r.done) {
+        this.#cursor = undefined;
+        this.#next = undefined;
+        return undefined;
+      }
+      this.#next = r.value;
+    }
   }
 
   #merge(n: Notification<T>): void {

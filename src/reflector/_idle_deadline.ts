@@ -37,13 +37,13 @@ export async function* withIdleDeadline<E>(
     if (idle >= limit) controller.abort(new WatchIdleTimeoutError(limit, why()));
     else timer = clock.setTimeout(check, Math.min(limit - idle, cap));
   };
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-  });
-  aborted.catch(() => {});
+  // The wait for the next step rejects at once on abort. Not Promise.race
+  // with one long-lived "aborted" promise: every race would leave a
+  // reaction on it holding that step's result, so a watch would keep every
+  // event it ever delivered until it ended.
+  let rejectWait: ((reason: unknown) => void) | undefined;
+  const onAbort = () => rejectWait?.(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
   let settled = true; // the last next() has settled
   let last: Promise<unknown> = Promise.resolve();
   let done = false;
@@ -52,9 +52,15 @@ export async function* withIdleDeadline<E>(
     while (true) {
       waitingSince = clock.now();
       settled = false;
+      signal.throwIfAborted();
       const pending = iterator.next();
       last = pending.then(() => (settled = true), () => (settled = true));
-      const step = await Promise.race([pending, aborted]);
+      const step = await new Promise<IteratorResult<E>>((resolve, reject) => {
+        rejectWait = reject;
+        if (signal.aborted) reject(signal.reason);
+        pending.then(resolve, reject);
+      });
+      rejectWait = undefined;
       waitingSince = undefined;
       if (step.done) {
         done = true;

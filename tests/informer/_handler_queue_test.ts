@@ -94,3 +94,36 @@ test("handler queue stays compact over a long run of pushes and shifts", () => {
   assert.equal(q.length, 2500);
   assert.equal(drain(q).length, 2500);
 });
+
+test("a coalescing queue drains in linear time: one Map iterator for the whole drain, not one per change (a Map steps over every entry deleted from its front)", () => {
+  const q = new HandlerQueue<KubeObject>(100);
+  for (let i = 0; i < 10_000; i++) {
+    q.push({
+      type: "add",
+      key: `k${i}`,
+      object: { metadata: { name: `k${i}` } },
+      initial: true,
+      seq: i,
+    });
+  }
+  assert.ok(q.coalescing);
+  const proto = Map.prototype as unknown as Record<PropertyKey, (...a: unknown[]) => unknown>;
+  const names = ["entries", "values", "keys", Symbol.iterator] as const;
+  const saved = names.map((name) => proto[name]);
+  let iterators = 0;
+  names.forEach((name, i) => {
+    proto[name] = function (this: unknown, ...a: unknown[]) {
+      iterators++;
+      return saved[i].apply(this, a);
+    };
+  });
+  const seqs: number[] = [];
+  try {
+    while (q.headSeq !== Infinity) seqs.push(q.shift()!.seq);
+  } finally {
+    names.forEach((name, i) => (proto[name] = saved[i]));
+  }
+  assert.equal(seqs.length, 10_000);
+  assert.ok(seqs.every((s, i) => s === i), "in order");
+  assert.ok(iterators <= 2, `${iterators} Map iterators for 10,000 changes`);
+});
