@@ -1,0 +1,151 @@
+/**
+ * Measurement helpers shared by the peer benchmark's contender processes
+ * (`contender_*.ts`): forced GC, heap and RSS readings (the RSS high-water
+ * mark can be reset on Linux, so a phase's own peak can be read), a heap
+ * sampler, percentiles, the server's control endpoints, and the result line
+ * the harness (`scripts/bench_peer.mjs`) reads. Imports nothing from the
+ * library, so the baseline and the peer load none of it.
+ *
+ * @module
+ */
+import process from "node:process";
+import { readFileSync, writeFileSync } from "node:fs";
+
+// deno-lint-ignore no-explicit-any
+const g = globalThis as any;
+
+/** Epoch milliseconds with sub-millisecond resolution (comparable across processes on one machine). */
+export function epochMs(): number {
+  return performance.timeOrigin + performance.now();
+}
+
+/** Runs a full GC several times (weak maps, finalizers), if `--expose-gc` was given. */
+export function fullGc(): void {
+  if (typeof g.gc !== "function") return;
+  for (let i = 0; i < 4; i++) g.gc();
+}
+
+/** Heap in use after a full GC, in bytes. */
+export function heapAfterGc(): number {
+  fullGc();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Heap in use now, garbage included (no GC), in bytes. */
+export function heapNow(): number {
+  return process.memoryUsage().heapUsed;
+}
+
+/** Resident set size now, in bytes. */
+export function rssNow(): number {
+  return process.memoryUsage.rss();
+}
+
+/**
+ * Resets the RSS high-water mark (Linux: `/proc/self/clear_refs` = 5), so
+ * {@linkcode peakRss} reads the peak of what follows. False where it cannot.
+ */
+export function resetPeakRss(): boolean {
+  try {
+    writeFileSync("/proc/self/clear_refs", "5");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The RSS high-water mark in bytes (VmHWM; else the process's lifetime maximum). */
+export function peakRss(): number {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+    if (m) return Number(m[1]) * 1024;
+  } catch { /* not Linux */ }
+  return process.resourceUsage().maxRSS * 1024;
+}
+
+/** Samples heap and RSS every `everyMs` until stopped; keeps the maxima. */
+export class Sampler {
+  maxHeap = 0;
+  maxRss = 0;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  start(everyMs = 2): this {
+    this.sample();
+    this.#timer = setInterval(() => this.sample(), everyMs);
+    return this;
+  }
+  sample(): void {
+    const m = process.memoryUsage();
+    if (m.heapUsed > this.maxHeap) this.maxHeap = m.heapUsed;
+    if (m.rss > this.maxRss) this.maxRss = m.rss;
+  }
+  stop(): this {
+    clearInterval(this.#timer);
+    this.sample();
+    return this;
+  }
+}
+
+/** The `q` quantile (0..1) of `values` (sorted in place). */
+export function quantile(values: Float64Array | number[], q: number): number {
+  if (values.length === 0) return NaN;
+  values.sort((a, b) => a - b);
+  const i = Math.min(values.length - 1, Math.max(0, Math.ceil(q * values.length) - 1));
+  return values[i];
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Polls `done` every `everyMs` (calling `tick` each turn) until it is true;
+ * throws after `timeoutMs`.
+ */
+export async function until(
+  done: () => boolean,
+  what: string,
+  { timeoutMs = 120_000, everyMs = 1, tick }: {
+    timeoutMs?: number;
+    everyMs?: number;
+    tick?: () => void;
+  } = {},
+): Promise<void> {
+  const t0 = Date.now();
+  while (!done()) {
+    tick?.();
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms: ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+/** Calls a control endpoint of the benchmark API server (`_server.ts`) and returns its JSON answer. */
+export async function control(
+  server: string,
+  name: string,
+  params: Record<string, string | number> = {},
+): Promise<Record<string, number>> {
+  const qs = new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
+  const res = await fetch(`${server}/bench/${name}?${qs}`, { method: "POST" });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`control ${name}: ${res.status} ${text}`);
+  return JSON.parse(text);
+}
+
+/** The command line of a contender: `--key value` pairs. */
+export function parseArgs(argv: string[] = process.argv.slice(2)): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i].startsWith("--")) {
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("--")) out[argv[i].slice(2)] = "true";
+      else out[argv[i].slice(2)] = argv[++i];
+    }
+  }
+  return out;
+}
+
+/** Prints the result line the harness reads, then exits (handles and sockets may still be open). */
+export function report(result: Record<string, unknown>): void {
+  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`, () => process.exit(0));
+}

