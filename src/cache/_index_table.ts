@@ -1,9 +1,9 @@
 /**
  * Internals of `Indexer`: one index, kept compact. Most objects have one
- * value per index (a namespace) and most values few objects, so both
- * directions store a bare string where there is one, and a collection only
- * where there are several: at 100k objects this is the difference between
- * about 30 and 300 bytes per object.
+ * value per index (a namespace), and a value with one object stores the
+ * bare key, a collection only where there are several; what an object was
+ * filed under is recomputed from it, not stored. At 100k objects with the
+ * namespace index this is about 20 bytes per object (it was 300).
  *
  * @module
  */
@@ -11,7 +11,8 @@
 /** What an object is filed under in one index: one value, or several (never an empty array). */
 export type Filed = string | readonly string[];
 
-const NONE: readonly string[] = Object.freeze([]);
+/** No values. */
+export const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * Checks an index function's result and returns its distinct values: the
@@ -37,52 +38,41 @@ export function valuesOf(filed: Filed): readonly string[] {
 }
 
 /**
- * One index: value → keys, and key → the values the key was filed under
- * (remembered, so an object mutated in place is still removed from where
- * it was). Empty buckets are always deleted.
+ * One index: value → keys. What a key was filed under is not remembered
+ * (that cost about 30 bytes per object): as in client-go, the caller
+ * recomputes it from the stored object. Should a stored object have been
+ * mutated in place so that its recomputed values are not where its key is,
+ * the key is searched for in every bucket and removed there. Empty buckets
+ * are always deleted.
  */
 export class IndexTable {
   /** value → one key, or a set of several */
   readonly #buckets = new Map<string, string | Set<string>>();
-  /** key → its values, for keys with at least one */
-  readonly #filed = new Map<string, Filed>();
 
   /** Files `key` under `values` (the key must not be filed yet). */
   add(key: string, values: Filed): void {
-    if (typeof values !== "string" && values.length === 0) return;
-    this.#filed.set(key, values);
+    if (typeof values === "string") this.#file(key, values);
+    else for (const value of values) this.#file(key, value);
+  }
+
+  /**
+   * Removes `key` from `values`, what it was filed under as far as the
+   * caller knows (`undefined`: not known). A value whose bucket does not
+   * hold the key means the caller's knowledge is stale: every bucket is
+   * searched instead.
+   */
+  remove(key: string, values: Filed | undefined): void {
+    if (values === undefined) return this.#scrub(key);
     for (const value of valuesOf(values)) {
-      const bucket = this.#buckets.get(value);
-      if (bucket === undefined) this.#buckets.set(value, key);
-      else if (typeof bucket === "string") {
-        if (bucket !== key) this.#buckets.set(value, new Set([bucket, key]));
-      } else bucket.add(key);
+      if (!this.#unfile(key, value)) return this.#scrub(key);
     }
   }
 
-  /** Files `key` under `values` instead of wherever it was (nothing to do when they are the same). */
-  set(key: string, values: Filed): void {
-    const was = this.#filed.get(key);
-    if (was !== undefined && sameValues(was, values)) return;
-    this.remove(key);
+  /** Moves `key` from `was` (as in `remove`) to `values`; nothing to do when they are the same. */
+  set(key: string, was: Filed | undefined, values: Filed): void {
+    if (was !== undefined && sameValues(was, values) && this.#holds(key, values)) return;
+    this.remove(key, was);
     this.add(key, values);
-  }
-
-  /** Removes `key` from wherever it was filed. */
-  remove(key: string): void {
-    const values = this.#filed.get(key);
-    if (values === undefined) return;
-    this.#filed.delete(key);
-    for (const value of valuesOf(values)) {
-      const bucket = this.#buckets.get(value);
-      if (bucket === undefined) continue;
-      if (typeof bucket === "string") {
-        if (bucket === key) this.#buckets.delete(value);
-      } else {
-        bucket.delete(key);
-        if (bucket.size === 1) this.#buckets.set(value, bucket.values().next().value!);
-      }
-    }
   }
 
   /** The keys filed under `value`. */
@@ -94,6 +84,45 @@ export class IndexTable {
   /** Every value with at least one key. */
   values(): string[] {
     return [...this.#buckets.keys()];
+  }
+
+  #file(key: string, value: string): void {
+    const bucket = this.#buckets.get(value);
+    if (bucket === undefined) this.#buckets.set(value, key);
+    else if (typeof bucket === "string") {
+      if (bucket !== key) this.#buckets.set(value, new Set([bucket, key]));
+    } else bucket.add(key);
+  }
+
+  /** Removes `key` from the bucket of `value`; false when it was not there. */
+  #unfile(key: string, value: string): boolean {
+    const bucket = this.#buckets.get(value);
+    if (bucket === undefined) return false;
+    if (typeof bucket === "string") {
+      if (bucket !== key) return false;
+      this.#buckets.delete(value);
+      return true;
+    }
+    if (!bucket.delete(key)) return false;
+    if (bucket.size === 1) this.#buckets.set(value, bucket.values().next().value!);
+    return true;
+  }
+
+  #holds(key: string, values: Filed): boolean {
+    for (const value of valuesOf(values)) {
+      const bucket = this.#buckets.get(value);
+      if (
+        bucket === undefined || (typeof bucket === "string" ? bucket !== key : !bucket.has(key))
+      ) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Removes `key` from every bucket (a stored object was mutated in place). */
+  #scrub(key: string): void {
+    for (const value of [...this.#buckets.keys()]) this.#unfile(key, value);
   }
 }
 

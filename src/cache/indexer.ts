@@ -6,7 +6,7 @@
 import type { KubeObject } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
 import { type Store, throwRejected } from "./store.ts";
-import { checkValues, type Filed, IndexTable, valuesOf } from "./_index_table.ts";
+import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_table.ts";
 
 /**
  * Computes the values under which an object is indexed: none, one (a
@@ -80,10 +80,11 @@ export interface IndexerLike<T extends KubeObject> extends Store<T> {
  * An in-memory {@linkcode IndexerLike}: a `Map` of objects keyed by a
  * {@linkcode KeyFunc}, plus one index per index function.
  *
- * Indices stay exact: an update removes the object's old index values
- * (remembered per object, so even an object mutated in place is
- * re-indexed correctly; compactly: with the namespace index, about 30
- * bytes per object over a plain `Map` of the objects), a delete drops buckets that become empty, and a
+ * Indices stay exact: an update removes the object's old index values,
+ * recomputed from the stored object as client-go does (an object mutated in
+ * place and stored again is searched for in every bucket, so it is still
+ * re-indexed correctly; mutating a stored object and then storing a
+ * different one is not supported), a delete drops buckets that become empty, and a
  * `replace` builds the new content and indices aside and swaps them in
  * at once. If a key or index function throws, the operation changes
  * nothing. Stored objects are shared, not copied: treat them as read-only.
@@ -132,16 +133,21 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
     const key = this.#keyFunc(obj);
     if (this.#indexers.size > 0) {
       const values = this.#indexValues(obj, this.#indexers);
+      const old = this.#items.get(key);
       let i = 0;
-      for (const table of this.#tables.values()) table.set(key, values[i++]);
+      for (const [name, table] of this.#tables) {
+        table.set(key, this.#filedUnder(old, obj, name), values[i++]);
+      }
     }
     this.#items.set(key, obj);
   }
 
   delete(obj: T): void {
     const key = this.#keyFunc(obj);
-    if (!this.#items.delete(key)) return;
-    for (const table of this.#tables.values()) table.remove(key);
+    const old = this.#items.get(key);
+    if (old === undefined) return;
+    this.#items.delete(key);
+    for (const [name, table] of this.#tables) table.remove(key, this.#filedUnder(old, obj, name));
   }
 
   list(): T[] {
@@ -177,10 +183,10 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
         continue;
       }
       if (values) {
-        const earlier = nextItems.has(key);
+        const earlier = nextItems.get(key);
         let i = 0;
-        for (const table of nextTables.values()) {
-          if (earlier) table.remove(key);
+        for (const [name, table] of nextTables) {
+          if (earlier !== undefined) table.remove(key, this.#filedUnder(earlier, obj, name));
           table.add(key, values[i++]);
         }
       }
@@ -255,6 +261,24 @@ export class Indexer<T extends KubeObject> implements IndexerLike<T> {
     const table = this.#tables.get(indexName);
     if (!table) throw new TypeError(`Indexer: index "${indexName}" does not exist`);
     return table;
+  }
+
+  /**
+   * What the stored object `stored` was filed under in index `name`,
+   * recomputed (as client-go does; remembering it cost about 30 bytes per
+   * object); nothing when there is none; `undefined` (unknown: the index
+   * searches for the key) when its index function now fails on it, or when
+   * it is the very object being stored again (`incoming`): then it was
+   * mutated in place and says nothing about where it was filed.
+   */
+  #filedUnder(stored: T | undefined, incoming: T, name: string): Filed | undefined {
+    if (stored === undefined) return NONE;
+    if (stored === incoming) return undefined;
+    try {
+      return checkValues(name, this.#indexers.get(name)!(stored));
+    } catch {
+      return undefined;
+    }
   }
 
   /** The values of `obj` in each of `indexers`, in their order. */
