@@ -218,11 +218,39 @@ test("decodeListStream refuses an item longer than maxItemLength and cancels the
   assert.equal(ok.items.length, 2);
 });
 
-test("decodeListStream cancels the body on a decode error", async () => {
+test("decodeListStream cancels the body on a decode error: at once for a body that is not an object, as soon as it is seen in a body too large to parse whole", async () => {
+  // larger than the whole-body limit (here maxItemLength, 64 characters): scanned as it arrives
   const text = '{"items":[{"a":1},SECRET' + ",{}".repeat(1000) + "]}";
-  const { error, cancelled } = await decodeError(text, 16);
-  assert.ok(error instanceof ListDecodeError);
-  assert.ok(cancelled);
+  const { body, cancelled } = chunkedBody(enc.encode(text), 16);
+  await assert.rejects(decodeListStream(body, { maxItemLength: 64 }), ListDecodeError);
+  assert.ok(cancelled(), "the rest of a large malformed body is not read");
+  const page = "<html><body>502 Bad Gateway</body></html>" + " ".repeat(5000);
+  const html = await decodeError(page, 16);
+  assert.ok(html.error instanceof ListDecodeError && html.error.problem === "syntax");
+  assert.ok(html.cancelled, "a body that does not open an object is refused at its first piece");
+});
+
+test("decodeListStream parses a small body whole and a large one item by item, with the same result and the same errors", async () => {
+  const list = {
+    kind: "ConfigMapList",
+    metadata: { resourceVersion: "7", continue: "x" },
+    items: Array.from({ length: 50 }, (_, i) => ({ metadata: { name: `cm-${i}` }, data: { i } })),
+  };
+  const text = JSON.stringify(list);
+  const small = await decodeListStream(chunkedBody(enc.encode(text), 100).body);
+  const large = await decodeListStream(chunkedBody(enc.encode(text), 100).body, {
+    maxItemLength: 200, // below the body's size: scanned
+  });
+  assert.deepEqual(small, list);
+  assert.deepEqual(large, list);
+  for (const bad of ['{"items":[{"a":1},]}', '{"items":"no"}', "[1,2]", '{"items":[{"a":1}]']) {
+    const whole = await decodeError(bad, 4);
+    const { body } = chunkedBody(enc.encode(bad), 4);
+    let scanned: unknown;
+    await decodeListStream(body, { maxItemLength: 8 }).catch((e) => (scanned = e));
+    assert.ok(whole.error instanceof ListDecodeError, bad);
+    assert.equal(String(whole.error), String(scanned), `${bad}: the same error both ways`);
+  }
 });
 
 test("decodeListStream rejects with the signal's reason and cancels the body on abort", async () => {
