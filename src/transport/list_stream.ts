@@ -424,10 +424,11 @@ class ListScanner {
 
 /**
  * Decodes a Kubernetes list response body (`{"kind":…,"metadata":…,"items":[…]}`)
- * incrementally, whatever the chunk boundaries: each item is parsed as
- * soon as the chunk that completes it arrives, so a large unpaginated list
- * never exists as one string next to its parsed objects. Work is linear in
- * the body size. `"items": null` or a missing `items` decode as `[]`; the
+ * whatever the chunk boundaries. A body of up to 4 MiB (a page of a
+ * paginated list) is parsed whole by one `JSON.parse`; a larger one
+ * incrementally: each item is parsed as soon as the chunk that completes
+ * it arrives, so a large unpaginated list never exists as one string next
+ * to its parsed objects. Work is linear in the body size. `"items": null` or a missing `items` decode as `[]`; the
  * other top-level members are kept as `JSON.parse` would give them.
  * Items are kept as they are, whatever their type (`null`, numbers,
  * arrays...): judging them is the caller's job. Anything that is not a
