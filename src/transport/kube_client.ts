@@ -191,6 +191,12 @@ export class KubeClient {
       signal,
     } = options;
     signal?.throwIfAborted();
+    if (typeof path !== "string" || !path.startsWith("/") || /[?#]/.test(path)) {
+      // a "?" would be sent encoded, as part of the path, and the query lost
+      throw new TypeError(
+        "KubeClient.request: the path must start with / and hold no ? or # (the query goes in options.query)",
+      );
+    }
     const url = new URL(this.server);
     url.pathname = url.pathname.replace(/\/$/, "") + path;
     url.search = new URLSearchParams(query).toString();

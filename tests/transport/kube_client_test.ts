@@ -349,3 +349,23 @@ test("KubeClient turns an opaque redirect into a KubeRedirectError", async () =>
   assert.equal(err.code, 0);
   assert.equal(err.location, undefined);
 });
+
+test("KubeClient.request refuses a path holding a query (it would be sent encoded, inside the path) or not starting with /, before any request", async () => {
+  let calls = 0;
+  const client = new KubeClient({
+    server: "http://127.0.0.1:1",
+    fetch: (() => {
+      calls++;
+      return Promise.resolve(new Response("{}"));
+    }) as typeof fetch,
+  });
+  for (const path of ["/api/v1/pods?watch=1", "/api/v1/pods#x", "api/v1/pods"]) {
+    await assert.rejects(client.request(path), {
+      name: "TypeError",
+      message: /the query goes in options\.query/,
+    });
+  }
+  assert.equal(calls, 0);
+  await client.request("/api/v1/pods", { query: { watch: "1" } });
+  assert.equal(calls, 1);
+});
