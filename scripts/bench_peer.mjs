@@ -37,9 +37,31 @@ const value = (name, dflt) => {
   const i = argv.indexOf(`--${name}`);
   return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : dflt;
 };
+const KNOWN = ["runs", "quick", "only", "runs-100k", "no-build", "update", "write", "no-write", "report", "help"];
+const WITH_VALUE = ["runs", "only", "runs-100k", "report"];
+for (let i = 0; i < argv.length; i++) {
+  const name = argv[i].replace(/^--/, "");
+  if (!argv[i].startsWith("--") || !KNOWN.includes(name)) {
+    console.error(`bench:peer: unknown option ${JSON.stringify(argv[i])}; see --help`);
+    process.exit(2);
+  }
+  if (WITH_VALUE.includes(name)) i++;
+}
+if (flag("help")) {
+  // The usage is this file's header comment.
+  const text = readFileSync(fileURLToPath(import.meta.url), "utf8").split("\nimport ")[0];
+  console.log(text.split("\n").filter((l) => l.startsWith("//")).map((l) => l.slice(3)).join("\n"));
+  process.exit(0);
+}
 const quick = flag("quick");
 const runs = Number(value("runs", quick ? 1 : 3));
 const runs100k = Number(value("runs-100k", runs));
+for (const [name, n] of [["runs", runs], ["runs-100k", runs100k]]) {
+  if (!Number.isInteger(n) || n < 1 || n > 50) {
+    console.error(`bench:peer: --${name} must be a whole number from 1 to 50`);
+    process.exit(2);
+  }
+}
 const only = value("only", "")?.split(",").filter(Boolean) ?? [];
 const write = flag("write") || (!flag("no-write") && !quick && only.length === 0);
 const cache = join(

@@ -24,8 +24,9 @@ interface Slot<T extends KubeObject> {
 }
 
 /**
- * A FIFO of notifications. While it holds at most `limit` entries it keeps
- * every notification in order. Past `limit` it coalesces: pending
+ * A FIFO of notifications. While it holds at most `limit` entries (not
+ * counting the adds of an initial list: one per distinct object, bounded by
+ * the list) it keeps every notification in order. Past `limit` it coalesces: pending
  * notifications of the same object merge into at most a delete followed by
  * an add or update carrying the newest state, so its size is bounded by the
  * number of distinct objects, no deletion is lost, and only intermediate
@@ -37,6 +38,8 @@ export class HandlerQueue<T extends KubeObject> {
   #head = 0;
   #slots: Map<string, Slot<T>> | undefined;
   #size = 0;
+  /** Initial-list adds in `#fifo` (they do not count toward `limit`). */
+  #initial = 0;
   /** Walks the slots in order while coalescing; `#next` is the slot it stands on. */
   #cursor: MapIterator<[string, Slot<T>]> | undefined;
   #next: [string, Slot<T>] | undefined;
@@ -70,12 +73,14 @@ export class HandlerQueue<T extends KubeObject> {
     }
     this.#fifo.push(n);
     this.#size++;
-    if (this.#size <= this.limit) return false;
+    if (n.type === "add" && n.initial) this.#initial++;
+    if (this.#size - this.#initial <= this.limit) return false;
     const pending = this.#fifo.slice(this.#head);
     this.#fifo = [];
     this.#head = 0;
     this.#slots = new Map();
     this.#size = 0;
+    this.#initial = 0;
     for (const p of pending) this.#merge(p);
     if (this.#size === 0) this.#endCoalescing();
     return true;
@@ -99,6 +104,7 @@ export class HandlerQueue<T extends KubeObject> {
     const n = this.#fifo[this.#head];
     this.#fifo[this.#head++] = undefined as never;
     this.#size--;
+    if (n.type === "add" && n.initial) this.#initial--;
     if (this.#head >= this.#fifo.length) {
       this.#fifo = [];
       this.#head = 0;
@@ -115,6 +121,7 @@ export class HandlerQueue<T extends KubeObject> {
     this.#head = 0;
     this.#endCoalescing();
     this.#size = 0;
+    this.#initial = 0;
   }
 
   #endCoalescing(): void {

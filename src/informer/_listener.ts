@@ -90,8 +90,8 @@ export class Listener<T extends KubeObject> implements HandlerRegistration {
   /** Queues `n` and makes sure the delivery loop runs. */
   enqueue(n: Notification<T>): void {
     if (this.#removed) return;
-    // A large initial list coalesces losslessly (distinct objects): not an overflow.
-    if (this.#queue.push(n) && !(n.type === "add" && n.initial)) this.#ctx.overflow();
+    // (an initial list's adds never start coalescing: see HandlerQueue)
+    if (this.#queue.push(n)) this.#ctx.overflow();
     if (!this.#draining) this.#draining = this.#drain();
   }
 

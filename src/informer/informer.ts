@@ -39,7 +39,9 @@ import type { HandlerOptions, ResourceEventHandler } from "./resource_event_hand
  * add.
  *
  * Queue policy: a store call cannot block, so a slow handler's queue grows.
- * Up to `maxQueueLength` (default 1000) waiting changes are kept exactly.
+ * Up to `maxQueueLength` (default 1000) waiting changes are kept exactly,
+ * not counting the adds of an initial list (one per distinct object, so
+ * bounded by the list; a handler's initial list arrives whole and in order).
  * Beyond it the queue coalesces per object: the waiting changes of one
  * object merge into at most a delete (of the state the handler last saw)
  * followed by an add or update with the newest state. Memory is then bounded
@@ -49,8 +51,7 @@ import type { HandlerOptions, ResourceEventHandler } from "./resource_event_hand
  * Objects are then delivered in the order of their oldest waiting change.
  * Dropping the oldest changes instead would lose deletes. The queue returns
  * to exact order once drained. Each overflow is counted in metrics
- * (`handlerQueueOverflow`), except when an initial list alone exceeds the
- * limit: its adds are of distinct objects, so coalescing loses nothing.
+ * (`handlerQueueOverflow`).
  *
  * Stopping: when `run()`'s signal aborts, waiting changes are dropped and
  * `run()` resolves once every handler call in progress has settled (an

@@ -12,6 +12,13 @@ const add = (k: string, rv: string): Notification<KubeObject> => ({
   initial: false,
   seq: ++seq,
 });
+const initialAdd = (k: string, rv: string): Notification<KubeObject> => ({
+  type: "add",
+  key: k,
+  object: o(k, rv),
+  initial: true,
+  seq: ++seq,
+});
 const upd = (k: string, from: string, to: string): Notification<KubeObject> => ({
   type: "update",
   key: k,
@@ -95,6 +102,32 @@ test("handler queue stays compact over a long run of pushes and shifts", () => {
   assert.equal(drain(q).length, 2500);
 });
 
+test("handler queue keeps an initial list in order whatever its length: its adds do not count toward the limit", () => {
+  const q = new HandlerQueue<KubeObject>(2);
+  for (let i = 0; i < 5; i++) assert.equal(q.push(initialAdd(`i${i}`, "1")), false);
+  assert.equal(q.coalescing, false, "five initial adds over a limit of 2");
+  q.push(upd("i0", "1", "2"));
+  q.push(upd("i1", "1", "2"));
+  assert.equal(q.coalescing, false, "two other notifications: at the limit");
+  assert.equal(q.push(upd("i0", "2", "3")), true, "the third other one starts coalescing");
+  assert.deepEqual(drain(q), [
+    "add i0 3", // the add not yet delivered carries the newest state
+    "add i1 2",
+    "add i2 1",
+    "add i3 1",
+    "add i4 1",
+  ]);
+  assert.equal(q.coalescing, false);
+  // delivered initial adds no longer count: the limit applies to what waits
+  for (let i = 0; i < 3; i++) q.push(initialAdd(`j${i}`, "1"));
+  q.shift();
+  q.shift();
+  q.push(upd("x", "1", "2"));
+  q.push(upd("y", "1", "2"));
+  assert.equal(q.coalescing, false);
+  assert.equal(q.push(upd("z", "1", "2")), true);
+});
+
 test("a coalescing queue drains in linear time: one Map iterator for the whole drain, not one per change (a Map steps over every entry deleted from its front)", () => {
   const q = new HandlerQueue<KubeObject>(100);
   for (let i = 0; i < 10_000; i++) {
@@ -102,7 +135,7 @@ test("a coalescing queue drains in linear time: one Map iterator for the whole d
       type: "add",
       key: `k${i}`,
       object: { metadata: { name: `k${i}` } },
-      initial: true,
+      initial: false,
       seq: i,
     });
   }
