@@ -3,14 +3,7 @@ import type { BackoffOptions } from "./backoff.ts";
 /**
  * Every default of the watcher and reflector options, in one frozen object:
  * the option resolver reads it, the options' JSDoc `Default:` tags and the
- * README's options table are checked against it by a test.
- *
- * @example
- * ```ts
- * import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
- * console.log(WATCHER_DEFAULTS.backoff.capMs); // 30000
- * console.log(WATCHER_DEFAULTS.reconnectBackoff.capMs); // 2000
- * ```
+ * options table in docs/reflector.md are checked against it by a test.
  */
 export const WATCHER_DEFAULTS: Readonly<{
   /** Items per list page for lists at `"0"` or `""`. */

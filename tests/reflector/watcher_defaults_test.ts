@@ -5,13 +5,14 @@ import { test } from "../_test.ts";
 import { WATCHER_DEFAULTS } from "../../src/reflector/watcher_defaults.ts";
 import { resolveWatcherOptions } from "../../src/reflector/_resolve_watcher_options.ts";
 
-// Deno runs this from tests/, Node from npm/esm/tests/ (where the README sits
-// two levels up and the options' JSDoc lives in the emitted .d.ts).
+// Deno runs this from tests/, Node from npm/esm/tests/ (where the repository
+// sits two levels up and the options' JSDoc lives in the emitted .d.ts). The
+// options table is in docs/reflector.md.
 const root = new URL("../../", import.meta.url);
 const ts = import.meta.url.endsWith(".ts");
 const readme = readFileSync(
   fileURLToPath(
-    [new URL("README.md", root), new URL("../README.md", root)].find((u) =>
+    [new URL("docs/reflector.md", root), new URL("../../docs/reflector.md", root)].find((u) =>
       existsSync(fileURLToPath(u))
     )!,
   ),
@@ -43,7 +44,7 @@ function jsdocOf(name: string): string {
 
 const plain = (s: string) => s.replaceAll("_", "");
 
-test("every scalar default is the same in WATCHER_DEFAULTS, the resolver, the JSDoc and the README table", () => {
+test("every scalar default is the same in WATCHER_DEFAULTS, the resolver, the JSDoc and the options table of docs/reflector.md", () => {
   const resolved = resolveWatcherOptions({}) as unknown as Record<string, unknown>;
   for (const name of SCALARS) {
     const value = WATCHER_DEFAULTS[name];
@@ -59,7 +60,7 @@ test("every scalar default is the same in WATCHER_DEFAULTS, the resolver, the JS
   assert.equal(resync?.[1], String(WATCHER_DEFAULTS.resyncPeriodMs));
 });
 
-test("both backoffs' defaults are the same in WATCHER_DEFAULTS, the JSDoc and the README table", () => {
+test("both backoffs' defaults are the same in WATCHER_DEFAULTS, the JSDoc and the options table of docs/reflector.md", () => {
   for (const name of ["backoff", "reconnectBackoff"] as const) {
     const d = WATCHER_DEFAULTS[name];
     const row = readme.match(new RegExp(`\\n\\| \`${name}\` \\| \`\\{ ([^}]+) \\}\``));
