@@ -89,13 +89,18 @@ export function unavailable(release: Release): string | undefined {
 export function e2eTest(
   name: string,
   fn: (release: Release) => Promise<void>,
-  options: { only?: "current" | "legacy" } = {},
+  options: {
+    only?: "current" | "legacy";
+    /** Run on Deno only, for this reason (a long test of runtime-independent behaviour: once is enough). */
+    denoOnly?: string;
+  } = {},
 ): void {
   for (const release of RELEASES) {
     if (options.only === "current" && !release.current) continue;
     if (options.only === "legacy" && release.current) continue;
     const full = `[kube-apiserver ${release.name}] ${name}`;
-    const why = unavailable(release);
+    const onDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+    const why = options.denoOnly && !onDeno ? `runs on Deno only: ${options.denoOnly}` : unavailable(release);
     if (why) test(`${full} [SKIPPED: ${why}]`, () => console.warn(`e2e skipped: ${why}`));
     else test(full, () => fn(release));
   }
