@@ -3,6 +3,7 @@ import { test } from "./_test.ts";
 import * as core from "../mod.ts";
 import * as testkit from "../testkit.ts";
 import * as kubeconfig from "../kubeconfig.ts";
+import * as kubeconfigEdge from "../kubeconfig_edge.ts";
 import * as metrics from "../metrics.ts";
 
 // The run-time names each entry point exports, pinned: a name appears here
@@ -73,6 +74,7 @@ const KUBECONFIG = [
   "KubeConfig",
   "KubeConfigError",
   "KubeConnection",
+  "MissingPackageError",
   "SERVICE_ACCOUNT_DIR",
   "TlsUnsupportedError",
   "createTlsFetch",
@@ -81,6 +83,16 @@ const KUBECONFIG = [
   "loadKubeConfig",
   "readKubeConfig",
   "tokenFileProvider",
+];
+
+// The edge-safe subset (kubeconfig from text, inline credentials): the same classes.
+const KUBECONFIG_EDGE = [
+  "KubeConfig",
+  "KubeConfigError",
+  "KubeConnection",
+  "TlsUnsupportedError",
+  "connectKubeConfig",
+  "parseKubeConfig",
 ];
 
 const METRICS = [
@@ -106,12 +118,19 @@ test("kubeconfig.ts exports exactly the pinned public names", () => {
   assert.deepEqual(names(kubeconfig), [...KUBECONFIG].sort());
 });
 
+test("kubeconfig_edge.ts exports exactly the pinned public names, sharing kubeconfig.ts's classes", () => {
+  assert.deepEqual(names(kubeconfigEdge), [...KUBECONFIG_EDGE].sort());
+  for (const name of ["KubeConfig", "KubeConfigError", "KubeConnection", "TlsUnsupportedError"] as const) {
+    assert.equal(kubeconfigEdge[name], kubeconfig[name], name);
+  }
+});
+
 test("metrics.ts exports exactly the pinned public names", () => {
   assert.deepEqual(names(metrics), [...METRICS].sort());
 });
 
 test("every exported name is defined, and no entry point exports an underscore-prefixed name", () => {
-  for (const [entry, ns] of Object.entries({ core, testkit, kubeconfig, metrics })) {
+  for (const [entry, ns] of Object.entries({ core, testkit, kubeconfig, kubeconfigEdge, metrics })) {
     for (const [name, value] of Object.entries(ns)) {
       assert.notEqual(value, undefined, `${entry}: ${name}`);
       assert.ok(!name.startsWith("_"), `${entry}: ${name}`);

@@ -6,7 +6,7 @@
  * @module
  */
 import { checkCertificates, checkPrivateKey } from "./_pem.ts";
-import { decodeBase64, dirOf, type Env, readText, resolvePath, utf8 } from "./_runtime.ts";
+import { decodeBase64, dirOf, type Env, resolvePath, utf8 } from "./_runtime.ts";
 import type { ClusterEntry, ExecEntry, Named, UserEntry } from "./_schema.ts";
 import { _kubeConfigData, type KubeConfig } from "./kube_config.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
@@ -26,6 +26,16 @@ export interface TlsSettings {
   /** The kubeconfig field each setting came from, for messages. */
   fields?: Partial<Record<"ca" | "cert" | "key" | "insecure" | "serverName", string>>;
 }
+
+/**
+ * Reads a text file named by the kubeconfig; `where` names the file and
+ * field that named it, for errors. Absent on the edge-safe entry point.
+ */
+export type ReadFile = (path: string, where: { file?: string; field?: string }) => Promise<string>;
+
+/** What the edge-safe entry point says where the kubeconfig names a file. */
+export const EDGE_FILE_HINT =
+  "kube-reflector/kubeconfig/edge reads no files; use kube-reflector/kubeconfig where files can be read";
 
 /** Where the credential comes from. */
 export type AuthSource =
@@ -52,6 +62,7 @@ async function material(
   kind: "cluster" | "user",
   name: "certificate-authority" | "client-certificate" | "client-key",
   env: Env,
+  readFile: ReadFile | undefined,
 ): Promise<{ pem: string; field: string; file: string } | undefined> {
   const v = entry.value as Record<string, string | undefined>;
   const base = `${kind}s[${entry.name}].${kind}`;
@@ -65,20 +76,31 @@ async function material(
   const path = v[name];
   if (!path) return undefined;
   const field = `${base}.${name}`;
+  if (!readFile) {
+    throw new KubeConfigError(
+      `names a file: inline it as ${name}-data (base64); ${EDGE_FILE_HINT}`,
+      {
+        file: entry.file,
+        field,
+      },
+    );
+  }
   const full = resolvePath(path, dirOf(entry.file), env);
-  return { pem: await readText(full, { file: entry.file, field }), field, file: entry.file };
+  return { pem: await readFile(full, { file: entry.file, field }), field, file: entry.file };
 }
 
 /**
  * Resolves `contextName` (default: `current-context`) of `config`.
  * Throws {@linkcode KubeConfigError} on an unknown context, cluster or user,
  * a missing server, unreadable or unparsable certificate material, or
- * conflicting credentials.
+ * conflicting credentials. Without `readFile` (the edge-safe entry point),
+ * certificate material must be inline (`*-data`).
  */
 export async function resolveContext(
   config: KubeConfig,
   contextName: string | undefined,
   env: Env,
+  readFile?: ReadFile,
 ): Promise<ResolvedContext> {
   const data = _kubeConfigData(config);
   const files = config.files.join(", ");
@@ -154,7 +176,7 @@ export async function resolveContext(
   }
 
   const tls: TlsSettings = { fields: {} };
-  const ca = await material(cluster, "cluster", "certificate-authority", env);
+  const ca = await material(cluster, "cluster", "certificate-authority", env, readFile);
   if (ca) {
     checkCertificates(ca.pem, ca);
     tls.ca = ca.pem;
@@ -177,8 +199,8 @@ export async function resolveContext(
 
   const u = user.value;
   const userField = `users[${user.name}].user`;
-  const cert = await material(user, "user", "client-certificate", env);
-  const key = await material(user, "user", "client-key", env);
+  const cert = await material(user, "user", "client-certificate", env, readFile);
+  const key = await material(user, "user", "client-key", env, readFile);
   if (cert && !key) {
     throw new KubeConfigError("is not set", { file: user.file, field: `${userField}.client-key` });
   }

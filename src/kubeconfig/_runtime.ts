@@ -1,11 +1,11 @@
 /**
- * The few runtime services the kubeconfig loader needs (environment, files,
- * paths, processes), reached lazily so that merely importing the
- * kubeconfig entry point works on runtimes without `node:fs`.
+ * The few runtime services the kubeconfig loaders need that every runtime
+ * has (environment, paths, base64): no `node:*` import, so the edge-safe
+ * entry point (`kubeconfig_edge.ts`) can use them. Reading files lives in
+ * `_node_fs.ts`, which only the Node-capable entry point reaches.
  *
  * @module
  */
-import { KubeConfigError } from "./kube_config_error.ts";
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
@@ -102,9 +102,10 @@ export function withSafeProcessEnv<T>(fn: () => T): T {
 export function runtimeName(): "deno" | "bun" | "node" | "workerd" | "edge-runtime" | "unknown" {
   if (g.Deno?.version?.deno) return "deno";
   if (g.Bun) return "bun";
-  if (g.process?.versions?.node && !g.EdgeRuntime) return "node";
+  // Before Node: workerd has a `process` with `versions.node` (its Node compatibility layer).
   if (g.navigator?.userAgent === "Cloudflare-Workers") return "workerd";
   if (g.EdgeRuntime) return "edge-runtime";
+  if (g.process?.versions?.node) return "node";
   return "unknown";
 }
 
@@ -134,61 +135,6 @@ export function resolvePath(p: string, base: string, env: Env = {}): string {
 export function listSeparator(): string {
   const os = g.Deno?.build?.os ?? g.process?.platform;
   return os === "windows" || os === "win32" ? ";" : ":";
-}
-
-type Fs = typeof import("node:fs/promises");
-let fsPromise: Promise<Fs> | undefined;
-
-/** `node:fs/promises`, loaded on first use. */
-export function nodeFs(): Promise<Fs> {
-  fsPromise ??= import("node:fs/promises").catch((err) => {
-    fsPromise = undefined;
-    throw new KubeConfigError(`this runtime cannot read files (node:fs is unavailable)`, {
-      cause: err,
-    });
-  });
-  return fsPromise;
-}
-
-/** Whether a file exists (and can be stat'ed). */
-export async function fileExists(path: string): Promise<boolean> {
-  const fs = await nodeFs();
-  try {
-    await fs.stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Reads a text file; a failure becomes a {@linkcode KubeConfigError} naming
- * `what` (the file, or the file and field that referred to it).
- */
-export async function readText(
-  path: string,
-  where: { file?: string; field?: string } = {},
-): Promise<string> {
-  const fs = await nodeFs();
-  try {
-    return await fs.readFile(path, "utf8");
-  } catch (err) {
-    const code = (err as { code?: string })?.code;
-    const why = code === "ENOENT"
-      ? "no such file"
-      : code === "EACCES" || (err as Error)?.name === "NotCapable" ||
-          (err as Error)?.name === "PermissionDenied"
-      ? "permission denied"
-      : code ?? (err as Error)?.name ?? "read failed";
-    const subject = where.file && where.file !== path
-      ? `cannot read ${path} (${why})`
-      : `cannot read file (${why})`;
-    throw new KubeConfigError(subject, {
-      file: where.file ?? path,
-      field: where.field,
-      cause: err,
-    });
-  }
 }
 
 /** Base64 (standard alphabet, padding optional, whitespace ignored) to bytes; `undefined` if invalid. */

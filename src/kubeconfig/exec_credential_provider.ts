@@ -8,35 +8,11 @@ import { KubeConfigError } from "./kube_config_error.ts";
  * as kubectl does), `"ignore"` (dropped), or a function receiving it as
  * text, chunk by chunk (to route it to a logger; an exception it throws is
  * ignored).
- *
- * @example
- * ```ts
- * import type { ExecStderr } from "./exec_credential_provider.ts";
- * const toLogger: ExecStderr = (text) => console.debug(`[exec plugin] ${text.trimEnd()}`);
- * ```
  */
 export type ExecStderr = "inherit" | "ignore" | ((text: string) => void);
 
 /**
  * Options of {@linkcode execCredentialProvider}.
- *
- * @example
- * ```ts
- * import {
- *   execCredentialProvider,
- *   type ExecCredentialProviderOptions,
- * } from "./exec_credential_provider.ts";
- * const options: ExecCredentialProviderOptions = {
- *   file: "/home/me/.kube/config",
- *   field: "users[eks].user.exec",
- *   stderr: "ignore", // the plugin's warnings are not shown
- *   timeoutMs: 30_000,
- * };
- * const token = execCredentialProvider(
- *   { apiVersion: "client.authentication.k8s.io/v1", command: "aws", interactiveMode: "Never" },
- *   options,
- * );
- * ```
  */
 export interface ExecCredentialProviderOptions {
   /** The kubeconfig file holding the `exec` entry (relative commands resolve against its folder). Default: none. */
@@ -79,18 +55,6 @@ type Credential = { token: string; expiresAt: number };
  * Pass `stderr: "ignore"` to silence it, or a function to receive it
  * (`loadKubeConfig` has `execStderr` for the same). Its stdout is only
  * parsed, never shown.
- *
- * @example
- * ```ts
- * import { execCredentialProvider } from "./exec_credential_provider.ts";
- * const token = execCredentialProvider({
- *   apiVersion: "client.authentication.k8s.io/v1",
- *   command: "aws",
- *   args: ["eks", "get-token", "--cluster-name", "prod"],
- *   interactiveMode: "Never",
- * });
- * console.log(typeof token);
- * ```
  */
 export function execCredentialProvider(
   exec: ExecEntry,

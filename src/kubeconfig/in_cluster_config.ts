@@ -1,7 +1,9 @@
 import { checkCertificates } from "./_pem.ts";
-import { processEnv, readText } from "./_runtime.ts";
+import { readText } from "./_node_fs.ts";
+import { processEnv } from "./_runtime.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
 import { KubeConnection } from "./kube_connection.ts";
+import { createTlsFetch } from "./tls_fetch.ts";
 import { tokenFileProvider } from "./token_file_provider.ts";
 
 /** The service account's folder in every pod. */
@@ -34,12 +36,42 @@ export interface InClusterConfigOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { join } from "node:path";
  * import { inClusterConfig } from "./in_cluster_config.ts";
- * const conn = await inClusterConfig();
+ *
+ * // In a pod: `await inClusterConfig()`, with the files under SERVICE_ACCOUNT_DIR.
+ * const dir = await Deno.makeTempDir();
  * try {
- *   console.log(conn.server, conn.namespace);
+ *   await Deno.writeTextFile(join(dir, "token"), "s3cr3t\n");
+ *   await Deno.writeTextFile(join(dir, "namespace"), "apps\n");
+ *   await Deno.writeTextFile(
+ *     join(dir, "ca.crt"),
+ *     "-----BEGIN CERTIFICATE-----\n" +
+ *     "MIIBQDCB86ADAgECAhR7TdEPjUvgpHSby7U457NKHDhW3jAFBgMrZXAwFTETMBEG\n" +
+ *     "A1UEAwwKZXhhbXBsZS1jYTAgFw0yNjEyMDMxNTIyNDVaGA8yMTI2MTEwOTE1MjI0\n" +
+ *     "NVowFTETMBEGA1UEAwwKZXhhbXBsZS1jYTAqMAUGAytlcAMhABpJTsAJ4G+GQxM5\n" +
+ *     "3Q7cAlrrzBItMuMoUtRZgE8+QzwTo1MwUTAdBgNVHQ4EFgQURdtZ1TaSm+FArHIW\n" +
+ *     "Pk4oO/kmXNAwHwYDVR0jBBgwFoAURdtZ1TaSm+FArHIWPk4oO/kmXNAwDwYDVR0T\n" +
+ *     "AQH/BAUwAwEB/zAFBgMrZXADQQACcEGaKGn/wKhsdhMVgjhNQ03Cvsuowsa0pdRG\n" +
+ *     "UGNoLv+QnrpXeq4xQZ4MPDO5e1OEnMAx1nGwXAwkSrIvXcoI\n" +
+ *     "-----END CERTIFICATE-----\n",
+ *   );
+ *   const conn = await inClusterConfig({
+ *     env: { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" },
+ *     tokenPath: join(dir, "token"),
+ *     caPath: join(dir, "ca.crt"),
+ *     namespacePath: join(dir, "namespace"),
+ *   });
+ *   try {
+ *     assert.equal(conn.server, "https://10.96.0.1:443");
+ *     assert.equal(conn.namespace, "apps");
+ *     assert.ok(!JSON.stringify(conn).includes("s3cr3t")); // the token never shows
+ *   } finally {
+ *     await conn.close();
+ *   }
  * } finally {
- *   await conn.close();
+ *   await Deno.remove(dir, { recursive: true });
  * }
  * ```
  */
@@ -88,5 +120,6 @@ export async function inClusterConfig(
     tls: { ca, fields: { ca: caPath } },
     token,
     userAgent,
+    createFetch: (tls) => createTlsFetch(tls),
   });
 }

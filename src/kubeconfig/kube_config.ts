@@ -31,13 +31,17 @@ const inspectDeno = Symbol.for("Deno.customInspect");
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeConfig } from "./kube_config.ts";
  * import { parseKubeConfigText } from "./_schema.ts";
+ *
  * const config = KubeConfig.merge([
  *   parseKubeConfigText("current-context: dev\ncontexts: [{name: dev, context: {cluster: c, user: u}}]", "/a"),
  *   parseKubeConfigText("current-context: prod\nusers: [{name: u, user: {token: s3cr3t}}]", "/b"),
  * ]);
- * console.log(config.currentContext, config.contextNames(), JSON.stringify(config));
+ * assert.equal(config.currentContext, "dev"); // the first file wins
+ * assert.deepEqual(config.userNames(), ["u"]);
+ * assert.equal(JSON.stringify(config), '{"files":["/a","/b"],"currentContext":"dev","contexts":["dev"]}');
  * ```
  */
 export class KubeConfig {

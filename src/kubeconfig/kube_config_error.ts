@@ -7,9 +7,19 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeConfigError } from "./kube_config_error.ts";
- * const err = new KubeConfigError("unknown context \"prod\"", { file: "/home/me/.kube/config", field: "current-context" });
- * console.log(err.message); // /home/me/.kube/config: current-context: unknown context "prod"
+ * import { readKubeConfig } from "./read_kube_config.ts";
+ *
+ * await assert.rejects(
+ *   readKubeConfig({ path: "/home/me/.kube/config", text: "users: [{ name: me, user: { token: 42 } }]" }),
+ *   (err) => {
+ *     assert.ok(err instanceof KubeConfigError);
+ *     assert.equal(err.file, "/home/me/.kube/config");
+ *     assert.match(err.message, /^\/home\/me\/\.kube\/config: users\[me\]/);
+ *     return true;
+ *   },
+ * );
  * ```
  */
 export class KubeConfigError extends Error {
@@ -40,13 +50,6 @@ export class KubeConfigError extends Error {
  * whose `fetch` cannot present a client certificate, trust a custom CA,
  * skip verification or override the server name. `needs` lists what the
  * configuration asks for, by kubeconfig field name.
- *
- * @example
- * ```ts
- * import { TlsUnsupportedError } from "./kube_config_error.ts";
- * const err = new TlsUnsupportedError("workerd", ["certificate-authority-data"]);
- * console.log(err.message);
- * ```
  */
 export class TlsUnsupportedError extends Error {
   /** The runtime detected (`"workerd"`, `"edge-runtime"`, `"unknown"`...). */
@@ -59,15 +62,18 @@ export class TlsUnsupportedError extends Error {
    *
    * @param runtime The runtime detected.
    * @param needs The kubeconfig fields asking for TLS this runtime cannot do.
+   * @param options `hint`: what to do instead, when something else than the default advice
+   *   applies (on Node: use the entry point that loads undici). Default: the edge advice.
    */
-  constructor(runtime: string, needs: readonly string[]) {
+  constructor(runtime: string, needs: readonly string[], options: { hint?: string } = {}) {
+    const {
+      hint = "Its fetch only trusts the system's CAs and presents no client certificate: " +
+        "use a bearer token with a publicly trusted server certificate, or reach the API server " +
+        "through a proxy (e.g. kubectl proxy) that does the TLS.",
+    } = options;
     super(
       `this runtime (${runtime}) cannot make the TLS connection the configuration asks for: ` +
-        `${
-          needs.join(", ")
-        }; its fetch only trusts the system's CAs and presents no client certificate. ` +
-        `Use a bearer token with a publicly trusted server certificate, or reach the API server through a proxy ` +
-        `(e.g. kubectl proxy) that does the TLS.`,
+        `${needs.join(", ")}. ${hint}`,
     );
     this.name = "TlsUnsupportedError";
     this.runtime = runtime;

@@ -1,6 +1,6 @@
 import { KubeClient, type TokenProvider } from "../transport/kube_client.ts";
 import type { TlsSettings } from "./_resolve.ts";
-import { createTlsFetch, type TlsFetch } from "./tls_fetch.ts";
+import { type TlsFetch, webTlsFetch } from "./_web_tls_fetch.ts";
 
 /** What {@linkcode KubeConnection.open} needs. */
 export interface KubeConnectionInit {
@@ -18,6 +18,14 @@ export interface KubeConnectionInit {
   names?: { context?: string; cluster?: string; user?: string };
   /** The `User-Agent`. Default: KubeClient's. */
   userAgent?: string;
+  /**
+   * Makes the `fetch` that carries `tls`. Default: what the runtime offers
+   * without extra packages (the global `fetch`; `Deno.createHttpClient`;
+   * Bun's `tls` option), which throws a `TlsUnsupportedError` for custom
+   * TLS on Node and at the edge. On Node pass `createTlsFetch` from
+   * `kube-reflector/kubeconfig` (it loads undici), as its loaders do.
+   */
+  createFetch?: (tls: TlsSettings) => TlsFetch | Promise<TlsFetch>;
 }
 
 const inspectNode = Symbol.for("nodejs.util.inspect.custom");
@@ -31,13 +39,20 @@ const inspectDeno = Symbol.for("Deno.customInspect");
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeConnection } from "./kube_connection.ts";
- * const conn = await KubeConnection.open({ server: "http://127.0.0.1:8001", namespace: "default", tls: {} });
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start(); // e.g. `kubectl proxy` on http://127.0.0.1:8001
+ * server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "default" } });
+ * const conn = await KubeConnection.open({ server: server.url, namespace: "default", tls: {} });
  * try {
  *   const res = await conn.client.request(`/api/v1/namespaces/${conn.namespace}/configmaps`);
- *   console.log((await res.json()).items.length);
+ *   assert.equal((await res.json()).items.length, 1);
+ *   assert.deepEqual(JSON.parse(JSON.stringify(conn)), { server: server.url, namespace: "default", via: "native" });
  * } finally {
  *   await conn.close();
+ *   await server.close();
  * }
  * ```
  */
@@ -75,9 +90,9 @@ export class KubeConnection {
     });
   }
 
-  /** Creates the TLS `fetch` and the client. */
+  /** Creates the TLS `fetch` (with `init.createFetch`) and the client. */
   static async open(init: KubeConnectionInit): Promise<KubeConnection> {
-    const tls = await createTlsFetch(init.tls);
+    const tls = await (init.createFetch ?? webTlsFetch)(init.tls);
     try {
       return new KubeConnection(init, tls);
     } catch (err) {

@@ -1,10 +1,12 @@
-import type { TokenProvider } from "../transport/kube_client.ts";
+import { connect } from "./_connect.ts";
+import { readText } from "./_node_fs.ts";
 import { resolveContext } from "./_resolve.ts";
 import { encodeBase64, processEnv } from "./_runtime.ts";
 import { execCredentialProvider, type ExecStderr } from "./exec_credential_provider.ts";
 import type { KubeConfig } from "./kube_config.ts";
-import { KubeConnection } from "./kube_connection.ts";
+import type { KubeConnection } from "./kube_connection.ts";
 import { readKubeConfig, type ReadKubeConfigOptions } from "./read_kube_config.ts";
+import { createTlsFetch } from "./tls_fetch.ts";
 import { tokenFileProvider } from "./token_file_provider.ts";
 
 /** Options of {@linkcode loadKubeConfig}. */
@@ -35,64 +37,59 @@ export interface LoadKubeConfigOptions extends ReadKubeConfigOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { loadKubeConfig } from "./load_kube_config.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
  * import { resourceListerWatcher } from "../../mod.ts";
- * const conn = await loadKubeConfig({ context: "kind-dev" });
+ *
+ * const server = await FakeApiServer.start({ tokens: ["s3cr3t"] });
+ * server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "apps" } });
+ * // `path` reads one file (kubectl's --kubeconfig); with neither `path` nor `text`, KUBECONFIG or ~/.kube/config.
+ * const conn = await loadKubeConfig({
+ *   context: "dev", // kubectl's --context; default: the current-context
+ *   text: JSON.stringify({
+ *     clusters: [{ name: "dev", cluster: { server: server.url } }],
+ *     users: [{ name: "me", user: { token: "s3cr3t" } }],
+ *     contexts: [{ name: "dev", context: { cluster: "dev", user: "me", namespace: "apps" } }],
+ *   }),
+ * });
  * try {
+ *   assert.equal(conn.namespace, "apps");
  *   const lw = resourceListerWatcher(conn.client, { apiVersion: "v1", resource: "configmaps", namespace: conn.namespace });
- *   console.log((await lw.list({ limit: 10 })).items.length);
+ *   const list = await lw.list({ limit: 10 });
+ *   assert.deepEqual(list.items.map((o) => o.metadata?.name), ["a"]);
  * } finally {
  *   await conn.close();
+ *   await server.close();
  * }
  * ```
  */
 export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promise<KubeConnection> {
   const { context, tokenFileMaxAgeMs, execStderr, userAgent, env = processEnv() } = options;
   const config = options.config ?? (await readKubeConfig({ ...options, env }));
-  const r = await resolveContext(config, context, env);
-  let token: TokenProvider | undefined;
-  let headers: HeadersInit | undefined;
-  const auth = r.auth;
-  switch (auth.kind) {
-    case "token": {
-      const t = auth.token;
-      token = () => t;
-      break;
-    }
-    case "tokenFile":
-      token = tokenFileProvider(auth.path, {
+  const r = await resolveContext(config, context, env, readText);
+  return await connect(r, {
+    tokenFile: (auth) =>
+      tokenFileProvider(auth.path, {
         maxAgeMs: tokenFileMaxAgeMs,
         file: auth.file,
         field: auth.field,
-      });
-      break;
-    case "basic":
-      headers = { authorization: `Basic ${encodeBase64(`${auth.username}:${auth.password}`)}` };
-      break;
-    case "exec": {
+      }),
+    exec: (auth, ca) => {
       const c = auth.cluster;
       const cluster = {
         server: c.server,
         "tls-server-name": c["tls-server-name"],
         "insecure-skip-tls-verify": c["insecure-skip-tls-verify"],
-        "certificate-authority-data": r.tls.ca ? encodeBase64(r.tls.ca) : undefined,
+        "certificate-authority-data": ca ? encodeBase64(ca) : undefined,
       };
-      token = execCredentialProvider(auth.exec, {
+      return execCredentialProvider(auth.exec, {
         file: auth.file,
         field: auth.field,
         cluster,
         stderr: execStderr,
       });
-      break;
-    }
-  }
-  return await KubeConnection.open({
-    server: r.server,
-    namespace: r.namespace,
-    tls: r.tls,
-    token,
-    headers,
-    names: { context: r.context, cluster: r.cluster, user: r.user || undefined },
-    userAgent,
-  });
+    },
+    createFetch: (tls) => createTlsFetch(tls),
+  }, userAgent);
 }

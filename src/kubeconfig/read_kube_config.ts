@@ -1,4 +1,5 @@
-import { fileExists, listSeparator, processEnv, readText } from "./_runtime.ts";
+import { fileExists, readText } from "./_node_fs.ts";
+import { listSeparator, processEnv } from "./_runtime.ts";
 import { type ParsedFile, parseKubeConfigText } from "./_schema.ts";
 import { KubeConfig } from "./kube_config.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
@@ -29,9 +30,24 @@ export interface ReadKubeConfigOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { join } from "node:path";
  * import { readKubeConfig } from "./read_kube_config.ts";
- * const config = await readKubeConfig({ env: { KUBECONFIG: "/etc/kube/a.yaml:/etc/kube/b.yaml" } });
- * console.log(config.currentContext, config.contextNames());
+ *
+ * const dir = await Deno.makeTempDir();
+ * try {
+ *   const a = join(dir, "a.yaml");
+ *   const b = join(dir, "b.yaml");
+ *   await Deno.writeTextFile(a, "current-context: dev\ncontexts: [{ name: dev, context: { cluster: dev } }]\n");
+ *   await Deno.writeTextFile(b, "current-context: prod\ncontexts: [{ name: prod, context: { cluster: prod } }]\n");
+ *   // As kubectl: every listed file that exists, the first one winning for each name.
+ *   const config = await readKubeConfig({ env: { KUBECONFIG: `${a}:${join(dir, "missing")}:${b}` } });
+ *   assert.deepEqual(config.files, [a, b]);
+ *   assert.equal(config.currentContext, "dev");
+ *   assert.deepEqual(config.contextNames(), ["dev", "prod"]);
+ * } finally {
+ *   await Deno.remove(dir, { recursive: true });
+ * }
  * ```
  */
 export async function readKubeConfig(options: ReadKubeConfigOptions = {}): Promise<KubeConfig> {

@@ -1,27 +1,21 @@
 import type { TlsSettings } from "./_resolve.ts";
 import { runtimeName } from "./_runtime.ts";
-import { KubeConfigError, TlsUnsupportedError } from "./kube_config_error.ts";
+import { neededFields, needsUndici, type TlsFetch, webTlsFetch } from "./_web_tls_fetch.ts";
+import { MissingPackageError } from "./missing_package_error.ts";
 
 export type { TlsSettings } from "./_resolve.ts";
-
-/** A `fetch` bound to TLS settings, and how to release its connections. */
-export interface TlsFetch {
-  /** The configured `fetch`, for `KubeClient`'s `fetch` option. */
-  fetch: typeof fetch;
-  /** Which implementation serves it: `"native"`, `"deno-http-client"`, `"undici"` or `"bun-tls"`. */
-  via: "native" | "deno-http-client" | "undici" | "bun-tls";
-  /** Closes the connection pool (pending requests are aborted). Idempotent. */
-  close(): Promise<void>;
-}
+export type { TlsFetch } from "./_web_tls_fetch.ts";
 
 /** Options of {@linkcode createTlsFetch}. */
 export interface CreateTlsFetchOptions {
   /** Override runtime detection (tests). Default: detected. */
   runtime?: "deno" | "bun" | "node" | "workerd" | "edge-runtime" | "unknown";
+  /**
+   * Loads the `undici` package (tests inject a failing one). Default:
+   * `import("undici")` (`npm:undici@^7` on Deno), only when custom TLS needs it.
+   */
+  importUndici?: () => Promise<unknown>;
 }
-
-// deno-lint-ignore no-explicit-any
-const g = globalThis as any;
 
 /**
  * Makes a `fetch` that trusts `tls.ca`, presents `tls.cert`/`tls.key`,
@@ -37,18 +31,30 @@ const g = globalThis as any;
  *   `Deno.createHttpClient`...): the global `fetch` when no custom TLS is asked for; a
  *   {@linkcode TlsUnsupportedError} naming the fields otherwise.
  *
+ * undici is an optional peer dependency of the npm package, loaded only here
+ * (on first use): when it is missing, this rejects with a
+ * {@linkcode MissingPackageError} saying how to install it.
+ *
  * Verification is never turned off globally (`NODE_TLS_REJECT_UNAUTHORIZED` is never touched).
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createTlsFetch } from "./tls_fetch.ts";
- * const ca = "-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n";
- * const tls = await createTlsFetch({ ca });
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start();
+ * server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "apps" } });
+ * // From a kubeconfig: { ca, cert, key, insecure, serverName } (PEM text); none here (plain HTTP).
+ * const tls = await createTlsFetch({});
  * try {
- *   const res = await tls.fetch("https://127.0.0.1:6443/version");
- *   console.log(res.status);
+ *   assert.equal(tls.via, "native"); // the runtime's own fetch: no custom TLS asked for
+ *   const res = await tls.fetch(`${server.url}/api/v1/namespaces/apps/configmaps`);
+ *   assert.equal(res.status, 200);
+ *   assert.equal((await res.json()).items.length, 1);
  * } finally {
  *   await tls.close();
+ *   await server.close();
  * }
  * ```
  */
@@ -56,76 +62,47 @@ export async function createTlsFetch(
   tls: TlsSettings,
   options: CreateTlsFetchOptions = {},
 ): Promise<TlsFetch> {
-  const { runtime = runtimeName() } = options;
-  const needs = neededFields(tls);
-  if (needs.length === 0) {
-    const f = globalThis.fetch;
-    return {
-      fetch: (input, init) => f(input, init),
-      via: "native",
-      close: () => Promise.resolve(),
-    };
-  }
-  if (runtime === "deno" && !tls.insecure && !tls.serverName && g.Deno?.createHttpClient) {
-    let client: { close(): void };
-    try {
-      client = g.Deno.createHttpClient({
-        ...(tls.ca ? { caCerts: [tls.ca] } : {}),
-        ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
-      });
-    } catch {
-      // Deno's message may describe the key material; name the fields instead.
-      throw new KubeConfigError("a certificate or key that does not parse", {
-        field: needs.join(", "),
-      });
-    }
-    let closed = false;
-    return {
-      fetch: (input, init) => fetch(input, { ...init, client } as unknown as RequestInit),
-      via: "deno-http-client",
-      close: () => {
-        if (!closed) client.close();
-        closed = true;
-        return Promise.resolve();
-      },
-    };
-  }
-  if (runtime === "deno" && !g.Deno?.createHttpClient) {
-    // Deno Deploy and other hosted Deno: no custom TLS for fetch.
-    throw new TlsUnsupportedError("deno without Deno.createHttpClient", needs);
-  }
-  if (runtime === "node" || runtime === "deno") return await undiciFetch(tls, runtime === "deno");
-  if (runtime === "bun") {
-    const opts = {
-      ...(tls.ca ? { ca: tls.ca } : {}),
-      ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
-      ...(tls.serverName ? { serverName: tls.serverName } : {}),
-      rejectUnauthorized: !tls.insecure,
-    };
-    return {
-      fetch: (input, init) => fetch(input, { ...init, tls: opts } as unknown as RequestInit),
-      via: "bun-tls",
-      close: () => Promise.resolve(),
-    };
-  }
-  throw new TlsUnsupportedError(runtime, needs);
+  const { runtime = runtimeName(), importUndici = defaultImportUndici } = options;
+  if (needsUndici(tls, runtime)) return await undiciFetch(tls, runtime === "deno", importUndici);
+  return webTlsFetch(tls, runtime);
 }
 
-function neededFields(tls: TlsSettings): string[] {
-  const f = tls.fields ?? {};
-  const needs: string[] = [];
-  if (tls.ca) needs.push(f.ca ?? "certificate-authority");
-  if (tls.cert) needs.push(f.cert ?? "client-certificate");
-  if (tls.key) needs.push(f.key ?? "client-key");
-  if (tls.insecure) needs.push(f.insecure ?? "insecure-skip-tls-verify");
-  if (tls.serverName) needs.push(f.serverName ?? "tls-server-name");
-  return needs;
+// `npm:` for URL importers (Deno resolves it without config), rewritten to `undici` in the npm build.
+// deno-lint-ignore no-import-prefix
+const defaultImportUndici = () => import("npm:undici@^7");
+
+/** The part of undici used here. */
+interface Undici {
+  Agent: new (options: Record<string, unknown>) => { destroy(): Promise<void> };
+  fetch: (input: unknown, init: unknown) => Promise<Response>;
 }
 
-async function undiciFetch(tls: TlsSettings, onDeno: boolean): Promise<TlsFetch> {
-  // Loaded only where used; `npm:` for URL importers, rewritten to `undici` in the npm build.
-  // deno-lint-ignore no-import-prefix
-  const undici = await import("npm:undici@^7");
+async function loadUndici(
+  importUndici: () => Promise<unknown>,
+  neededFor: string,
+): Promise<Undici> {
+  let mod: Partial<Undici> | undefined;
+  try {
+    mod = (await importUndici()) as Partial<Undici>;
+  } catch (err) {
+    throw new MissingPackageError("undici", neededFor, { range: "^7", cause: err });
+  }
+  if (typeof mod?.Agent !== "function" || typeof mod?.fetch !== "function") {
+    throw new MissingPackageError("undici", neededFor, {
+      range: "^7",
+      cause: new TypeError("the loaded module has no Agent or fetch"),
+    });
+  }
+  return mod as Undici;
+}
+
+async function undiciFetch(
+  tls: TlsSettings,
+  onDeno: boolean,
+  importUndici: () => Promise<unknown>,
+): Promise<TlsFetch> {
+  const neededFor = `custom TLS on ${onDeno ? "Deno" : "Node"} (${neededFields(tls).join(", ")})`;
+  const undici = await loadUndici(importUndici, neededFor);
   const agent = new undici.Agent({
     // No undici deadlines: a watch may be quiet for minutes (the watcher has its own idle deadline),
     // and undici's timers would outlive the agent.
@@ -143,11 +120,9 @@ async function undiciFetch(tls: TlsSettings, onDeno: boolean): Promise<TlsFetch>
   });
   let closing: Promise<void> | undefined;
   return {
-    fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
-      undici.fetch(
-        input as Parameters<typeof undici.fetch>[0],
-        { ...init, dispatcher: agent } as Parameters<typeof undici.fetch>[1],
-      )) as unknown as typeof fetch,
+    fetch:
+      ((input: RequestInfo | URL, init?: RequestInit) =>
+        undici.fetch(input, { ...init, dispatcher: agent })) as typeof fetch,
     via: "undici",
     close: () => (closing ??= agent.destroy().catch(() => {})),
   };

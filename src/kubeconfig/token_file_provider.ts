@@ -1,5 +1,5 @@
 import type { TokenProvider } from "../transport/kube_client.ts";
-import { readText } from "./_runtime.ts";
+import { readText } from "./_node_fs.ts";
 import { KubeConfigError } from "./kube_config_error.ts";
 
 /** Options of {@linkcode tokenFileProvider}. */
@@ -25,13 +25,28 @@ export interface TokenFileProviderOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { join } from "node:path";
  * import { KubeClient } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
  * import { tokenFileProvider } from "./token_file_provider.ts";
- * const client = new KubeClient({
- *   server: "https://10.0.0.1:443",
- *   token: tokenFileProvider("/var/run/secrets/kubernetes.io/serviceaccount/token"),
- * });
- * console.log(client.server.href);
+ *
+ * const dir = await Deno.makeTempDir();
+ * const server = await FakeApiServer.start({ tokens: ["first", "rotated"] });
+ * try {
+ *   const path = join(dir, "token"); // in a pod: /var/run/secrets/kubernetes.io/serviceaccount/token
+ *   await Deno.writeTextFile(path, "first\n");
+ *   const token = tokenFileProvider(path, { maxAgeMs: 60_000 });
+ *   const client = new KubeClient({ server: server.url, token });
+ *   assert.equal((await client.request("/api/v1/namespaces/default/configmaps")).status, 200);
+ *   assert.equal(await token({ refresh: false }), "first"); // cached
+ *   await Deno.writeTextFile(path, "rotated\n");
+ *   assert.equal(await token({ refresh: false }), "first"); // still fresh: not re-read
+ *   assert.equal(await token({ refresh: true }), "rotated"); // after a 401: re-read at once
+ * } finally {
+ *   await server.close();
+ *   await Deno.remove(dir, { recursive: true });
+ * }
  * ```
  */
 export function tokenFileProvider(
