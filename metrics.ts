@@ -5,18 +5,31 @@
  * `npm:prom-client`). The core (`mod.ts`) only knows the
  * `MetricsProvider` interface and its no-op default.
  *
- * @example
- * ```ts ignore
+ * @example An informer's metrics, served as a `/metrics` endpoint would
+ * ```ts
+ * import assert from "node:assert/strict";
  * import * as promClient from "prom-client";
  * import { Informer, KubeClient, resourceListerWatcher } from "./mod.ts";
  * import { metricsResponse, prometheusMetrics } from "./metrics.ts";
+ * import { FakeApiServer } from "./testkit.ts";
  *
- * const metrics = prometheusMetrics({ client: promClient });
- * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), { apiVersion: "v1", resource: "pods" });
- * const informer = new Informer(lw, { name: "pods", metrics });
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * const client = new KubeClient({ server: server.url });
+ * const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "pods" });
+ * const registry = new promClient.Registry(); // or promClient.register, the global one
+ * const informer = new Informer(lw, {
+ *   name: "pods",
+ *   metrics: prometheusMetrics({ client: promClient, registry }),
+ * });
  * const ac = new AbortController();
  * const done = informer.run({ signal: ac.signal });
- * Deno.serve({ port: 9464, signal: ac.signal }, () => metricsResponse(promClient.register));
+ * await informer.waitForSync();
+ * // what to answer on GET /metrics (Deno.serve, Bun.serve, a Worker's fetch handler...)
+ * const res = await metricsResponse(registry);
+ * assert.match(await res.text(), /kube_reflector_lists_total\{name="pods"\} 1$/m);
+ * ac.abort();
+ * await done;
+ * await server.close();
  * ```
  *
  * @module

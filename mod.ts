@@ -5,20 +5,38 @@
  * network produce. Runs unchanged on Deno, Node (20.18+), Bun and edge
  * runtimes; imports nothing but web standards.
  *
- * @example
+ * @example Keep a store equal to the server's objects
  * ```ts
- * import { Indexer, KubeClient, metaNamespaceKeyFunc, namespaceIndexFunc, Reflector, resourceListerWatcher } from "./mod.ts";
+ * import assert from "node:assert/strict";
+ * import {
+ *   Indexer,
+ *   KubeClient,
+ *   metaNamespaceKeyFunc,
+ *   namespaceIndexFunc,
+ *   Reflector,
+ *   resourceListerWatcher,
+ * } from "./mod.ts";
+ * import { FakeApiServer } from "./testkit.ts";
  *
- * const client = new KubeClient({ server: "http://127.0.0.1:8001" });
- * const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", namespace: "default" });
+ * // A stand-in for your API server (`kubectl proxy` serves one at http://127.0.0.1:8001).
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "app", namespace: "default" },
+ * });
+ *
+ * const client = new KubeClient({ server: server.url });
+ * const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
  * const store = new Indexer(metaNamespaceKeyFunc, { namespace: namespaceIndexFunc });
  * const reflector = new Reflector(lw, store, { name: "configmaps", expectedKind: "ConfigMap" });
  * const ac = new AbortController();
  * const done = reflector.run({ signal: ac.signal });
  * await reflector.synced;
- * console.log(store.listKeys());
+ * assert.deepEqual(store.byIndex("namespace", "default").map((cm) => cm.metadata.name), ["app"]);
  * ac.abort();
  * await done;
+ * await server.close();
  * ```
  *
  * @module

@@ -7,19 +7,29 @@
  * and stalled watches, ERROR events, garbage bytes, events split at any
  * byte, connection resets, refused connections, expired continue tokens.
  *
- * Its own entry point: it uses `node:http`, which Node and Deno both
- * provide, and nothing from the core imports it.
+ * Its own entry point: it uses `node:http`, which Node, Deno and Bun
+ * provide (not edge runtimes), and nothing from the core imports it. Its
+ * types need `@types/node` (unlike the other entry points').
  *
- * @example
+ * @example A watch that ends with a 410 ERROR event
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FakeApiServer } from "./testkit.ts";
  *
- * const server = await FakeApiServer.start({ maxWatchMs: 5_000 });
+ * const server = await FakeApiServer.start();
  * try {
- *   server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "cm1", namespace: "fx" } });
+ *   server.create({
+ *     apiVersion: "v1",
+ *     kind: "ConfigMap",
+ *     metadata: { name: "cm1", namespace: "fx" },
+ *   });
  *   server.inject({ verb: "watch", fault: { kind: "error-event", code: 410, afterEvents: 1 } });
- *   const res = await fetch(`${server.url}/api/v1/namespaces/fx/configmaps?watch=1&resourceVersion=0`);
- *   console.log(await res.text()); // one ADDED line, then an ERROR line with a 410 Status
+ *   const res = await fetch(
+ *     `${server.url}/api/v1/namespaces/fx/configmaps?watch=1&resourceVersion=0`,
+ *   );
+ *   const events = (await res.text()).trim().split("\n").map((line) => JSON.parse(line));
+ *   assert.deepEqual(events.map((ev) => ev.type), ["ADDED", "ERROR"]);
+ *   assert.equal(events[1].object.code, 410);
  * } finally {
  *   await server.close();
  * }

@@ -18,15 +18,20 @@ import { KubeStatusError } from "./kube_status_error.ts";
  * a body (they are stripped), and stays short. The original error is kept
  * as `cause`.
  *
- * @example
+ * @example No server listening
  * ```ts
- * import { KubeNetworkError } from "./errors.ts";
- * const err = new KubeNetworkError("GET /api/v1/pods", new TypeError("fetch failed"));
- * console.log(err.message); // GET /api/v1/pods: network error: fetch failed
- * const refused = Object.assign(new Error("connect ECONNREFUSED 10.0.0.1:6443"), { code: "ECONNREFUSED" });
- * const wrapped = new KubeNetworkError("GET /api/v1/pods", new TypeError("fetch failed", { cause: refused }));
- * console.log(wrapped.message); // GET /api/v1/pods: network error: ECONNREFUSED (connection refused)
- * console.log(wrapped.code); // ECONNREFUSED
+ * import assert from "node:assert/strict";
+ * import { KubeClient, KubeNetworkError } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start();
+ * await server.goDown(); // nothing listens on its port now
+ * const client = new KubeClient({ server: server.url });
+ * const err = await client.request("/api/v1/pods", { query: { limit: "1" } }).catch((e) => e);
+ * assert.ok(err instanceof KubeNetworkError);
+ * assert.equal(err.code, "ECONNREFUSED");
+ * assert.equal(err.message, "GET /api/v1/pods: network error: ECONNREFUSED (connection refused)");
+ * await server.close();
  * ```
  */
 export class KubeNetworkError extends Error {
@@ -56,13 +61,6 @@ export class KubeNetworkError extends Error {
 /**
  * What was wrong with a watch stream's bytes (the `problem` of a
  * {@linkcode WatchDecodeError}).
- *
- * @example
- * ```ts
- * import { WatchDecodeError, type WatchDecodeProblem } from "./errors.ts";
- * const problem: WatchDecodeProblem = "truncated";
- * console.log(new WatchDecodeError(problem, 7, 40).problem); // truncated
- * ```
  */
 export type WatchDecodeProblem = "syntax" | "shape" | "truncated" | "line-too-long" | "encoding";
 
@@ -74,13 +72,6 @@ export type WatchDecodeProblem = "syntax" | "shape" | "truncated" | "line-too-lo
  * not valid UTF-8 (`encoding`: `length` is then how much of the line had
  * been decoded). The content itself is not quoted (it could be a Secret);
  * `line` and `length` locate it.
- *
- * @example
- * ```ts
- * import { WatchDecodeError } from "./errors.ts";
- * const err = new WatchDecodeError("syntax", 3, 120);
- * console.log(err.message); // malformed watch stream: line 3 (120 bytes) is not valid JSON
- * ```
  */
 export class WatchDecodeError extends Error {
   /** What was wrong with the line. */
@@ -115,13 +106,6 @@ export class WatchDecodeError extends Error {
 /**
  * An object of another kind than the reflector expects (for example a
  * `Secret` in a ConfigMap stream). It is not stored.
- *
- * @example
- * ```ts
- * import { UnexpectedKindError } from "./errors.ts";
- * const err = new UnexpectedKindError("ConfigMap", "Secret", "default/a");
- * console.log(err.message); // expected kind ConfigMap, got Secret (default/a)
- * ```
  */
 export class UnexpectedKindError extends Error {
   /** The kind the reflector expects (its `expectedKind` option). */
@@ -146,12 +130,6 @@ export class UnexpectedKindError extends Error {
 /**
  * A watch ended within the short-watch window having delivered no event:
  * the server is likely misbehaving; the watcher backs off before the next try.
- *
- * @example
- * ```ts
- * import { ShortWatchError } from "./errors.ts";
- * console.log(new ShortWatchError(12).message);
- * ```
  */
 export class ShortWatchError extends Error {
   /** How long the watch lasted. */
@@ -172,12 +150,6 @@ export class ShortWatchError extends Error {
  * No byte arrived on a watch for longer than the idle deadline: the
  * connection is taken for half-open, its body is cancelled, and the watch
  * restarts from the last resourceVersion.
- *
- * @example
- * ```ts
- * import { WatchIdleTimeoutError } from "./errors.ts";
- * console.log(new WatchIdleTimeoutError(330000).message);
- * ```
  */
 export class WatchIdleTimeoutError extends Error {
   /** The deadline that passed, in ms. */
@@ -200,12 +172,6 @@ export class WatchIdleTimeoutError extends Error {
 
 /**
  * A list request took longer than its deadline (`listTimeoutMs`).
- *
- * @example
- * ```ts
- * import { ListTimeoutError } from "./errors.ts";
- * console.log(new ListTimeoutError(60000).message);
- * ```
  */
 export class ListTimeoutError extends Error {
   /** The deadline that passed, in ms. */
@@ -224,20 +190,12 @@ export class ListTimeoutError extends Error {
 
 /**
  * The API server answered with a redirect (3xx), which the client refuses
- * to follow: a kubeconfig `server` must be the API server itself, and
- * following would send the credentials and trust the objects of another
- * endpoint. It is a {@linkcode KubeStatusError} whose `code` is the 3xx
- * status (or `0` when the runtime hides it: an opaque redirect, or a
- * custom `fetch` that followed the redirect anyway), not retriable. `location` is where the redirect pointed, reduced to origin
- * and path (no credentials, query or fragment); the message says the same.
- *
- * @example
- * ```ts
- * import { KubeRedirectError } from "./errors.ts";
- * const err = new KubeRedirectError("GET /api/v1/pods", 302, "https://login.example/sso?state=abc");
- * console.log(err.message); // GET /api/v1/pods: 302: redirect refused (to https://login.example/sso)
- * console.log(err.location); // https://login.example/sso
- * ```
+ * to follow (why: see `KubeClient`). It is a {@linkcode KubeStatusError}
+ * whose `code` is the 3xx status (or `0` when the runtime hides it: an
+ * opaque redirect, or a custom `fetch` that followed the redirect anyway),
+ * not retriable. `location` is where the redirect pointed, reduced to
+ * origin and path (no credentials, query or fragment); the message says
+ * the same.
  */
 export class KubeRedirectError extends KubeStatusError {
   /** Where the redirect pointed (origin and path only), when known. */
@@ -275,18 +233,9 @@ function redirectTarget(location: string | URL | null | undefined): string | und
 /**
  * The server refused a streaming list (`sendInitialEvents`): Kubernetes
  * before 1.27 answers 422, a server with the `WatchList` feature gate off or
- * an aggregated API without it answers 400/403/404/405/501. The reflector
- * lists and watches instead, and remembers it for that server in this
- * process. Reported once per refusal; `version` names the server's version
- * when it could be read.
- *
- * @example
- * ```ts
- * import { StreamingListUnsupportedError } from "./errors.ts";
- * const err = new StreamingListUnsupportedError("v1.20.2", new Error("422 Invalid"));
- * console.log(err.message);
- * // streaming lists refused by kube-apiserver v1.20.2 (422 Invalid): LIST and WATCH from now on for this server
- * ```
+ * an aggregated API without it answers 400/403/404/405/501. What the
+ * watcher does then: see `WatcherOptions.useStreamingList`. Reported once
+ * per refusal; `version` names the server's version when it could be read.
  */
 export class StreamingListUnsupportedError extends Error {
   /** The server's `gitVersion`, when known. */

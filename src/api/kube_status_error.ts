@@ -3,20 +3,6 @@ import type { Status } from "./types.ts";
 
 /**
  * Options of {@linkcode KubeStatusError}.
- *
- * @example
- * ```ts
- * import { KubeStatusError, type KubeStatusErrorOptions } from "./kube_status_error.ts";
- * const options: KubeStatusErrorOptions = {
- *   code: 429,
- *   request: "GET /api/v1/pods",
- *   retryAfterMs: 2_000,
- *   bodyDescription: "text/plain, 18 bytes",
- * };
- * const err = new KubeStatusError(options);
- * console.log(err.message); // GET /api/v1/pods: 429: text/plain, 18 bytes
- * console.log(err.retryAfterMs); // 2000
- * ```
  */
 export interface KubeStatusErrorOptions {
   /** The HTTP status code, or the `code` of a watch ERROR event's Status (anything but a number reads as `500`). */
@@ -57,11 +43,20 @@ function text(value: unknown): string {
  * not an array of objects...) never makes it throw: such fields read as
  * absent.
  *
- * @example
+ * @example What a failed request rejects with
  * ```ts
- * import { KubeStatusError } from "./kube_status_error.ts";
- * const err = new KubeStatusError({ code: 410, status: { reason: "Expired", message: "too old" } });
- * console.log(err.code, err.reason); // 410 Expired
+ * import assert from "node:assert/strict";
+ * import { KubeClient, KubeStatusError } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start();
+ * const client = new KubeClient({ server: server.url });
+ * const err = await client.request("/api/v1/namespaces/fx/configmaps/missing").catch((e) => e);
+ * assert.ok(err instanceof KubeStatusError);
+ * assert.equal(err.code, 404);
+ * assert.equal(err.reason, "NotFound");
+ * assert.equal(err.request, "GET /api/v1/namespaces/fx/configmaps/missing");
+ * await server.close();
  * ```
  */
 export class KubeStatusError extends Error {
@@ -107,17 +102,6 @@ export class KubeStatusError extends Error {
    * an integer from 400 to 599, else `fallbackCode`; `retryAfterMs` comes
    * from `details.retryAfterSeconds` when valid. Never throws, whatever
    * `status` holds.
-   *
-   * @example
-   * ```ts
-   * import { KubeStatusError } from "./kube_status_error.ts";
-   * const err = KubeStatusError.fromStatus(
-   *   { kind: "Status", status: "Failure", reason: "Expired", code: 410 },
-   *   { request: "GET /api/v1/pods" },
-   * );
-   * console.log(err.code, err.reason); // 410 Expired
-   * console.log(KubeStatusError.fromStatus({ kind: "Status", code: "410" }).code); // 500
-   * ```
    */
   static fromStatus(
     status: unknown,

@@ -5,14 +5,6 @@
  * `metadata` object, a `ListerWatcher` that returned something that is
  * not a list or an async iterable. The message names the problem and the
  * place, never object content.
- *
- * @example
- * ```ts
- * import { MalformedResponseError } from "./malformed_response_error.ts";
- * const err = new MalformedResponseError("list", "item 3 is null, not an object");
- * console.log(err.message); // malformed list: item 3 is null, not an object
- * console.log(err.where, err.problem); // list item 3 is null, not an object
- * ```
  */
 export class MalformedResponseError extends Error {
   /** What was malformed: `"list"`, `"list item"`, `"watch event"`, `"lister-watcher"`. */

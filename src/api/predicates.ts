@@ -5,10 +5,24 @@ import { KubeStatusError } from "./kube_status_error.ts";
  * is gone: HTTP 410, Status reason `Expired` or `Gone`. The reflector then
  * relists.
  *
- * @example
+ * @example A watch from a compacted version
  * ```ts
- * import { isExpired, KubeStatusError } from "../../mod.ts";
- * isExpired(new KubeStatusError({ code: 410, status: { reason: "Expired" } })); // true
+ * import assert from "node:assert/strict";
+ * import { isExpired, KubeClient } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ expiredWatch: "status" });
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "fx" },
+ * });
+ * server.compact(); // the history before now is gone
+ * const client = new KubeClient({ server: server.url });
+ * const query = { watch: "1", resourceVersion: "1" };
+ * const err = await client.request("/api/v1/configmaps", { query }).catch((e) => e);
+ * assert.ok(isExpired(err)); // a reflector relists here
+ * await server.close();
  * ```
  */
 export function isExpired(err: unknown): boolean {
@@ -21,16 +35,6 @@ export function isExpired(err: unknown): boolean {
  * True when the API server rejected a resourceVersion newer than it has seen
  * (504 with Status cause `ResourceVersionTooLarge`; also matches the message
  * text "Too large resource version" that older servers send).
- *
- * @example
- * ```ts
- * import { isTooLargeResourceVersion, KubeStatusError } from "../../mod.ts";
- * const err = new KubeStatusError({
- *   code: 504,
- *   status: { reason: "Timeout", details: { causes: [{ reason: "ResourceVersionTooLarge" }] } },
- * });
- * isTooLargeResourceVersion(err); // true
- * ```
  */
 export function isTooLargeResourceVersion(err: unknown): boolean {
   if (!(err instanceof KubeStatusError)) return false;
@@ -46,11 +50,37 @@ export function isTooLargeResourceVersion(err: unknown): boolean {
  * (400, 401, 403, 404, 422...). A reflector retries everything with backoff
  * anyway; this tells the severity to `onError` users.
  *
- * @example
+ * @example Tell a credentials problem from a passing one
  * ```ts
- * import { isRetriable, KubeStatusError } from "../../mod.ts";
- * isRetriable(new KubeStatusError({ code: 503 })); // true
- * isRetriable(new KubeStatusError({ code: 403 })); // false
+ * import assert from "node:assert/strict";
+ * import {
+ *   isRetriable,
+ *   KubeClient,
+ *   KubeStatusError,
+ *   MemoryStore,
+ *   metaNamespaceKeyFunc,
+ *   Reflector,
+ *   resourceListerWatcher,
+ * } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ tokens: ["valid"] });
+ * const client = new KubeClient({ server: server.url, token: "revoked" });
+ * const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "pods" });
+ * let giveUp!: (err: unknown) => void;
+ * const fatal = new Promise<unknown>((resolve) => giveUp = resolve);
+ * const reflector = new Reflector(lw, new MemoryStore(metaNamespaceKeyFunc), {
+ *   onError: (err) => {
+ *     if (!isRetriable(err)) giveUp(err); // waiting will not fix it: alert, stop
+ *   },
+ * });
+ * const ac = new AbortController();
+ * const done = reflector.run({ signal: ac.signal });
+ * const err = await fatal;
+ * assert.ok(err instanceof KubeStatusError && err.code === 401);
+ * ac.abort();
+ * await done;
+ * await server.close();
  * ```
  */
 export function isRetriable(err: unknown): boolean {

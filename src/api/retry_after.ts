@@ -1,6 +1,8 @@
 /**
  * `Retry-After`, validated: from a `Status`'s `details.retryAfterSeconds`
- * (HTTP answers and watch ERROR events) and from the HTTP header.
+ * (HTTP answers and watch ERROR events) and from the HTTP header. Never
+ * capped here: a cap is the caller's policy (the watcher's is
+ * `maxRetryAfterMs`).
  *
  * @module
  */
@@ -9,15 +11,6 @@
  * A wait in milliseconds from a number of seconds, or `undefined` unless
  * `seconds` is a finite, non-negative number (a JSON number; numeric
  * strings, `NaN`, `Infinity`, negative numbers, objects are ignored).
- * Not capped: a cap is the caller's policy.
- *
- * @example
- * ```ts
- * import { retryAfterMsFromSeconds } from "./retry_after.ts";
- * console.log(retryAfterMsFromSeconds(2)); // 2000
- * console.log(retryAfterMsFromSeconds("2")); // undefined
- * console.log(retryAfterMsFromSeconds(-1)); // undefined
- * ```
  */
 export function retryAfterMsFromSeconds(seconds: unknown): number | undefined {
   if (typeof seconds !== "number" || !Number.isFinite(seconds) || seconds < 0) return undefined;
@@ -29,16 +22,8 @@ export function retryAfterMsFromSeconds(seconds: unknown): number | undefined {
  * The wait a Kubernetes `Status` asks for (`details.retryAfterSeconds`), in
  * milliseconds, or `undefined` when it asks for none or the value is not a
  * finite, non-negative number. Never throws, whatever `status` is (a
- * malformed body, `null`, a string...). Not capped: the watcher caps it.
+ * malformed body, `null`, a string...).
  * Use it for HTTP answers and for watch ERROR events alike.
- *
- * @example
- * ```ts
- * import { retryAfterMsFromStatus } from "./retry_after.ts";
- * console.log(retryAfterMsFromStatus({ kind: "Status", code: 429, details: { retryAfterSeconds: 3 } })); // 3000
- * console.log(retryAfterMsFromStatus({ details: { retryAfterSeconds: "soon" } })); // undefined
- * console.log(retryAfterMsFromStatus(null)); // undefined
- * ```
  */
 export function retryAfterMsFromStatus(status: unknown): number | undefined {
   if (status === null || typeof status !== "object") return undefined;
@@ -64,14 +49,16 @@ const SECONDS = /^\d+(?:\.\d+)?$/;
  * seconds (`"120"`; a decimal fraction is tolerated), or an HTTP-date
  * (a date in the past gives `0`). Anything else (`"soon"`, `"-5"`,
  * `"NaN"`, `"Infinity"`, an empty or repeated header) gives `undefined`.
- * Not capped: the watcher caps it.
  *
  * @example
  * ```ts
- * import { retryAfterMsFromHeader } from "./retry_after.ts";
- * console.log(retryAfterMsFromHeader("3")); // 3000
- * console.log(retryAfterMsFromHeader("Sun, 06 Nov 1994 08:49:37 GMT")); // 0
- * console.log(retryAfterMsFromHeader("soon")); // undefined
+ * import assert from "node:assert/strict";
+ * import { retryAfterMsFromHeader } from "../../mod.ts";
+ *
+ * assert.equal(retryAfterMsFromHeader("3"), 3_000);
+ * const now = Date.parse("Sun, 06 Nov 1994 08:49:30 GMT");
+ * assert.equal(retryAfterMsFromHeader("Sun, 06 Nov 1994 08:49:37 GMT", now), 7_000);
+ * assert.equal(retryAfterMsFromHeader("soon"), undefined); // ignored, not "retry at once"
  * ```
  */
 export function retryAfterMsFromHeader(

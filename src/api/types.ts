@@ -10,12 +10,6 @@
 /**
  * The `metadata` of every Kubernetes object (a subset: the fields the
  * reflector and the cache read; all others are kept untouched).
- *
- * @example
- * ```ts
- * import type { ObjectMeta } from "./types.ts";
- * const meta: ObjectMeta = { name: "cm1", namespace: "default", resourceVersion: "42" };
- * ```
  */
 export interface ObjectMeta {
   /** The object's name, unique per resource and namespace. */
@@ -51,12 +45,6 @@ export interface ObjectMeta {
 /**
  * Any Kubernetes object: `apiVersion`, `kind`, `metadata`, and whatever else
  * the resource carries.
- *
- * @example
- * ```ts
- * import type { KubeObject } from "./types.ts";
- * const cm: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: {} };
- * ```
  */
 export interface KubeObject {
   /** `"v1"` or `"GROUP/VERSION"`; may be absent on list items. */
@@ -71,12 +59,6 @@ export interface KubeObject {
 
 /**
  * The `metadata` of a list response.
- *
- * @example
- * ```ts
- * import type { ListMeta } from "./types.ts";
- * const meta: ListMeta = { resourceVersion: "195", continue: "eyJ2Ijo..." };
- * ```
  */
 export interface ListMeta {
   /** The version of the list's snapshot: where a watch can start from. */
@@ -91,12 +73,6 @@ export interface ListMeta {
 
 /**
  * A list response (`ConfigMapList`, `DeploymentList`, ...).
- *
- * @example
- * ```ts
- * import type { KubeList } from "./types.ts";
- * const list: KubeList = { kind: "ConfigMapList", apiVersion: "v1", metadata: { resourceVersion: "1" }, items: [] };
- * ```
  */
 export interface KubeList<T extends KubeObject = KubeObject> {
   /** The list's `apiVersion` (`"v1"`, `"apps/v1"`...). */
@@ -111,12 +87,6 @@ export interface KubeList<T extends KubeObject = KubeObject> {
 
 /**
  * One cause inside `Status.details.causes`.
- *
- * @example
- * ```ts
- * import type { StatusCause } from "./types.ts";
- * const cause: StatusCause = { reason: "ResourceVersionTooLarge", message: "Too large resource version" };
- * ```
  */
 export interface StatusCause {
   /** Machine-readable cause (`"ResourceVersionTooLarge"`, `"FieldValueInvalid"`...). */
@@ -130,12 +100,6 @@ export interface StatusCause {
 /**
  * The `Status` object the API server sends with every failure, and inside
  * watch ERROR events.
- *
- * @example
- * ```ts
- * import type { Status } from "./types.ts";
- * const gone: Status = { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Expired", code: 410 };
- * ```
  */
 export interface Status {
   /** Always `"Status"`. */
@@ -165,14 +129,6 @@ export interface Status {
 
 /**
  * The five watch event types of the Kubernetes watch protocol.
- *
- * @example
- * ```ts
- * import type { WatchEventType } from "./types.ts";
- * const isChange = (type: WatchEventType): boolean =>
- *   type === "ADDED" || type === "MODIFIED" || type === "DELETED";
- * console.log(isChange("BOOKMARK")); // false
- * ```
  */
 export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
 
@@ -180,12 +136,6 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ER
  * One event of a watch stream, as decoded from one line of the response.
  * ERROR events carry a {@linkcode Status}; the others carry an object
  * (for BOOKMARK only `metadata.resourceVersion` is meaningful).
- *
- * @example
- * ```ts
- * import type { WatchEvent } from "./types.ts";
- * const ev: WatchEvent = { type: "BOOKMARK", object: { kind: "ConfigMap", metadata: { resourceVersion: "198" } } };
- * ```
  */
 export type WatchEvent<T extends KubeObject = KubeObject> =
   | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
@@ -193,18 +143,5 @@ export type WatchEvent<T extends KubeObject = KubeObject> =
 
 /**
  * The annotation a streaming list puts on the bookmark that ends the initial events.
- *
- * @example
- * ```ts
- * import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./types.ts";
- * const annotations = { [INITIAL_EVENTS_END_ANNOTATION]: "true" };
- * const ev: WatchEvent = {
- *   type: "BOOKMARK",
- *   object: { metadata: { resourceVersion: "42", annotations } },
- * };
- * const endOfInitialEvents = ev.type === "BOOKMARK" &&
- *   ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true";
- * console.log(endOfInitialEvents); // true
- * ```
  */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";

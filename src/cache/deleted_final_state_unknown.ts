@@ -8,16 +8,6 @@
  * functions return its `key` unchanged (see
  * {@linkcode deletionHandlingMetaNamespaceKeyFunc}). This is client-go's
  * `cache.DeletedFinalStateUnknown`.
- *
- * @example
- * ```ts
- * import { DeletedFinalStateUnknown } from "./deleted_final_state_unknown.ts";
- * import { metaNamespaceKeyFunc } from "./key_func.ts";
- * const last = { kind: "ConfigMap", metadata: { name: "a", namespace: "default" } };
- * const tombstone = new DeletedFinalStateUnknown("default/a", last);
- * console.log(metaNamespaceKeyFunc(tombstone)); // default/a
- * console.log(tombstone.obj === last); // true
- * ```
  */
 export class DeletedFinalStateUnknown<T = unknown> {
   /** The store key of the deleted object. */

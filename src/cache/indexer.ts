@@ -13,31 +13,11 @@ import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_ta
  * namespace) or many (label values, owner UIDs). Duplicates are ignored.
  * It must be pure and must not throw for objects you store (if it throws,
  * the operation that called it changes nothing and rethrows).
- *
- * @example
- * ```ts
- * import type { IndexFunc } from "./indexer.ts";
- * import type { KubeObject } from "../api/types.ts";
- * const byApp: IndexFunc<KubeObject> = (obj) => {
- *   const app = obj.metadata.labels?.app;
- *   return app ? [app] : [];
- * };
- * console.log(byApp({ metadata: { name: "a", labels: { app: "web" } } })); // ["web"]
- * ```
  */
 export type IndexFunc<T> = (obj: T) => string[];
 
 /**
  * Index functions by index name.
- *
- * @example
- * ```ts
- * import type { Indexers } from "./indexer.ts";
- * import { namespaceIndexFunc } from "./namespace_index.ts";
- * import type { KubeObject } from "../api/types.ts";
- * const indexers: Indexers<KubeObject> = { namespace: namespaceIndexFunc };
- * console.log(Object.keys(indexers)); // ["namespace"]
- * ```
  */
 export type Indexers<T> = Record<string, IndexFunc<T>>;
 
@@ -45,18 +25,6 @@ export type Indexers<T> = Record<string, IndexFunc<T>>;
  * A {@linkcode Store} that also answers "which objects have this index
  * value?". Methods are client-go's `cache.Indexer`, camelCased; an unknown
  * index name throws a `TypeError`.
- *
- * @example
- * ```ts
- * import type { IndexerLike } from "./indexer.ts";
- * import { Indexer } from "./indexer.ts";
- * import { metaNamespaceKeyFunc } from "./key_func.ts";
- * import { namespaceIndexFunc } from "./namespace_index.ts";
- * import type { KubeObject } from "../api/types.ts";
- * const idx: IndexerLike<KubeObject> = new Indexer(metaNamespaceKeyFunc, { namespace: namespaceIndexFunc });
- * idx.add({ metadata: { name: "a", namespace: "default" } });
- * console.log(idx.indexKeys("namespace", "default")); // ["default/a"]
- * ```
  */
 export interface IndexerLike<T extends KubeObject> extends Store<T> {
   /** The objects that share at least one value of index `indexName` with `obj`. */
@@ -87,18 +55,32 @@ export interface IndexerLike<T extends KubeObject> extends Store<T> {
  * different one is not supported), a delete drops buckets that become empty, and a
  * `replace` builds the new content and indices aside and swaps them in
  * at once. If a key or index function throws, the operation changes
- * nothing. Stored objects are shared, not copied: treat them as read-only.
+ * nothing. Stored objects are shared, as in every {@linkcode Store}.
  *
- * @example
+ * @example Look objects up by namespace and by label
  * ```ts
- * import { Indexer } from "./indexer.ts";
- * import { metaNamespaceKeyFunc } from "./key_func.ts";
- * import { NAMESPACE_INDEX, namespaceIndexFunc } from "./namespace_index.ts";
- * const store = new Indexer(metaNamespaceKeyFunc, { [NAMESPACE_INDEX]: namespaceIndexFunc });
- * store.add({ metadata: { name: "a", namespace: "default" } });
- * store.add({ metadata: { name: "b", namespace: "kube-system" } });
- * console.log(store.byIndex(NAMESPACE_INDEX, "default").map((o) => o.metadata.name)); // ["a"]
- * console.log(store.listIndexFuncValues(NAMESPACE_INDEX)); // ["default", "kube-system"]
+ * import assert from "node:assert/strict";
+ * import {
+ *   Indexer,
+ *   type KubeObject,
+ *   metaNamespaceKeyFunc,
+ *   NAMESPACE_INDEX,
+ *   namespaceIndexFunc,
+ * } from "../../mod.ts";
+ *
+ * const byApp = (pod: KubeObject) => pod.metadata.labels?.app ? [pod.metadata.labels.app] : [];
+ * const pods = new Indexer(metaNamespaceKeyFunc, {
+ *   [NAMESPACE_INDEX]: namespaceIndexFunc,
+ *   app: byApp,
+ * });
+ * pods.add({ metadata: { name: "web-1", namespace: "prod", labels: { app: "web" } } });
+ * pods.add({ metadata: { name: "web-2", namespace: "dev", labels: { app: "web" } } });
+ * pods.add({ metadata: { name: "db-1", namespace: "prod", labels: { app: "db" } } });
+ * assert.deepEqual(pods.indexKeys(NAMESPACE_INDEX, "prod"), ["prod/web-1", "prod/db-1"]);
+ * assert.deepEqual(pods.indexKeys("app", "web"), ["prod/web-1", "dev/web-2"]);
+ * pods.update({ metadata: { name: "web-2", namespace: "dev", labels: { app: "api" } } });
+ * assert.deepEqual(pods.indexKeys("app", "web"), ["prod/web-1"]); // re-indexed, not duplicated
+ * assert.deepEqual(pods.listIndexFuncValues("app").sort(), ["api", "db", "web"]);
  * ```
  */
 export class Indexer<T extends KubeObject> implements IndexerLike<T> {

@@ -3,18 +3,6 @@
  * an object, has no `metadata`, or has no usable `metadata.name`. The
  * message names the object's kind and namespace when known, never its
  * content (it could be a Secret).
- *
- * @example
- * ```ts
- * import { KeyError } from "./key_error.ts";
- * import { metaNamespaceKeyFunc } from "./key_func.ts";
- * try {
- *   metaNamespaceKeyFunc({ kind: "ConfigMap", metadata: { namespace: "default" } });
- * } catch (err) {
- *   console.log(err instanceof KeyError); // true
- *   console.log((err as KeyError).message); // cannot compute the key of a ConfigMap in namespace "default": metadata.name is missing
- * }
- * ```
  */
 export class KeyError extends Error {
   /**

@@ -12,14 +12,6 @@ import { KeyError } from "./key_error.ts";
  * Computes the store key of an object. It must be pure: the same object
  * always gives the same key. It throws (a {@linkcode KeyError}) when the
  * object has no key.
- *
- * @example
- * ```ts
- * import type { KeyFunc } from "./key_func.ts";
- * import type { KubeObject } from "../api/types.ts";
- * const byUid: KeyFunc<KubeObject> = (obj) => obj.metadata.uid ?? "";
- * console.log(byUid({ metadata: { name: "a", uid: "0b7e" } })); // 0b7e
- * ```
  */
 export type KeyFunc<T> = (obj: T) => string;
 
@@ -35,9 +27,16 @@ export type KeyFunc<T> = (obj: T) => string;
  *
  * @example
  * ```ts
- * import { metaNamespaceKeyFunc } from "./key_func.ts";
- * console.log(metaNamespaceKeyFunc({ metadata: { name: "cm1", namespace: "default" } })); // default/cm1
- * console.log(metaNamespaceKeyFunc({ metadata: { name: "node-1" } })); // node-1
+ * import assert from "node:assert/strict";
+ * import { KeyError, metaNamespaceKeyFunc, splitMetaNamespaceKey } from "../../mod.ts";
+ *
+ * assert.equal(
+ *   metaNamespaceKeyFunc({ metadata: { name: "cm1", namespace: "default" } }),
+ *   "default/cm1",
+ * );
+ * assert.equal(metaNamespaceKeyFunc({ metadata: { name: "node-1" } }), "node-1"); // cluster-scoped
+ * assert.deepEqual(splitMetaNamespaceKey("default/cm1"), { namespace: "default", name: "cm1" });
+ * assert.throws(() => metaNamespaceKeyFunc({ metadata: { namespace: "default" } }), KeyError);
  * ```
  */
 export function metaNamespaceKeyFunc(obj: KubeObject | DeletedFinalStateUnknown): string {
@@ -76,15 +75,6 @@ export function metaNamespaceKeyFunc(obj: KubeObject | DeletedFinalStateUnknown)
  * {@linkcode metaNamespaceKeyFunc} key. Here it is the same function as
  * `metaNamespaceKeyFunc`, which already handles tombstones; use whichever
  * name reads better.
- *
- * @example
- * ```ts
- * import { DeletedFinalStateUnknown } from "./deleted_final_state_unknown.ts";
- * import { deletionHandlingMetaNamespaceKeyFunc } from "./key_func.ts";
- * const tombstone = new DeletedFinalStateUnknown("kube-system/dns", undefined);
- * console.log(deletionHandlingMetaNamespaceKeyFunc(tombstone)); // kube-system/dns
- * console.log(deletionHandlingMetaNamespaceKeyFunc({ metadata: { name: "a", namespace: "b" } })); // b/a
- * ```
  */
 export const deletionHandlingMetaNamespaceKeyFunc: (
   obj: KubeObject | DeletedFinalStateUnknown,
@@ -92,13 +82,6 @@ export const deletionHandlingMetaNamespaceKeyFunc: (
 
 /**
  * The parts of a store key, as returned by {@linkcode splitMetaNamespaceKey}.
- *
- * @example
- * ```ts
- * import { type NamespacedName, splitMetaNamespaceKey } from "./key_func.ts";
- * const { namespace, name }: NamespacedName = splitMetaNamespaceKey("default/cm1");
- * console.log(namespace, name); // default cm1
- * ```
  */
 export interface NamespacedName {
   /** The namespace, or `""` for a cluster-scoped object. */
@@ -117,13 +100,6 @@ export interface NamespacedName {
  *
  * @throws {TypeError} when the key is not a string, is empty, has more than
  * one `/`, or has an empty namespace or name around its `/`.
- *
- * @example
- * ```ts
- * import { splitMetaNamespaceKey } from "./key_func.ts";
- * console.log(splitMetaNamespaceKey("default/cm1")); // { namespace: "default", name: "cm1" }
- * console.log(splitMetaNamespaceKey("node-1")); // { namespace: "", name: "node-1" }
- * ```
  */
 export function splitMetaNamespaceKey(key: string): NamespacedName {
   if (typeof key !== "string") {

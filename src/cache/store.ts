@@ -14,20 +14,6 @@ import type { KeyFunc } from "./key_func.ts";
  *
  * Stored objects are shared, not copied: treat what `get`, `list` and
  * friends return as read-only.
- *
- * @example
- * ```ts
- * import type { Store } from "./store.ts";
- * import { MemoryStore } from "./store.ts";
- * import { metaNamespaceKeyFunc } from "./key_func.ts";
- * import type { KubeObject } from "../api/types.ts";
- * interface ConfigMap extends KubeObject {
- *   data?: Record<string, string>;
- * }
- * const store: Store<ConfigMap> = new MemoryStore<ConfigMap>(metaNamespaceKeyFunc);
- * store.add({ metadata: { name: "a", namespace: "default" }, data: { k: "v" } });
- * console.log(store.listKeys()); // ["default/a"]
- * ```
  */
 export interface Store<T extends KubeObject> {
   /** Inserts `obj`, or replaces the object with the same key. */
@@ -70,15 +56,16 @@ export interface Store<T extends KubeObject> {
  * `replace` uses the order of its items. Use an {@linkcode Indexer} when
  * you need lookups by namespace, label or any other index.
  *
- * @example
+ * @example A list replaces the content; a bad item is left out, then reported
  * ```ts
- * import { MemoryStore } from "./store.ts";
- * import { metaNamespaceKeyFunc } from "./key_func.ts";
+ * import assert from "node:assert/strict";
+ * import { KeyError, MemoryStore, metaNamespaceKeyFunc } from "../../mod.ts";
+ *
  * const store = new MemoryStore(metaNamespaceKeyFunc);
- * store.add({ kind: "ConfigMap", metadata: { name: "a", namespace: "default" } });
- * console.log(store.getByKey("default/a")?.kind); // ConfigMap
- * store.replace([{ metadata: { name: "b", namespace: "default" } }], "42");
- * console.log(store.listKeys(), store.size); // ["default/b"] 1
+ * store.add({ metadata: { name: "a", namespace: "default" } });
+ * const listed = [{ metadata: { name: "b", namespace: "default" } }, { metadata: {} }];
+ * assert.throws(() => store.replace(listed, "42"), KeyError);
+ * assert.deepEqual(store.listKeys(), ["default/b"]);
  * ```
  */
 export class MemoryStore<T extends KubeObject> implements Store<T> {

@@ -7,25 +7,6 @@
 /**
  * One handler's registration with an informer (client-go's
  * `ResourceEventHandlerRegistration`).
- *
- * @example
- * ```ts
- * import { Informer } from "../../mod.ts";
- * import type { HandlerRegistration, ListerWatcher } from "../../mod.ts";
- * const lw: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [{ metadata: { name: "a" } }] }),
- *   async *watch() {},
- * };
- * const informer = new Informer(lw, { name: "example", onError: () => {} });
- * const reg: HandlerRegistration = informer.addEventHandler({ onAdd: (o) => console.log(o.metadata.name) });
- * const ac = new AbortController();
- * const done = informer.run({ signal: ac.signal });
- * await reg.waitForSync({ signal: AbortSignal.timeout(5000) });
- * console.log(reg.hasSynced()); // true
- * reg.remove();
- * ac.abort();
- * await done;
- * ```
  */
 export interface HandlerRegistration {
   /**

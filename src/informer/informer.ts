@@ -58,22 +58,77 @@ import type { HandlerOptions, ResourceEventHandler } from "./resource_event_hand
  * async handler that never settles therefore delays it: give long handler
  * work its own deadline).
  *
- * @example
+ * @example Event handlers
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Informer, KubeClient, resourceListerWatcher } from "../../mod.ts";
- * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), { apiVersion: "v1", resource: "configmaps" });
- * const informer = new Informer(lw, { name: "configmaps", expectedKind: "ConfigMap", resyncPeriodMs: 600_000 });
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * const a = {
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "default" },
+ * };
+ * server.create(a);
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "configmaps",
+ * });
+ * const informer = new Informer(lw, { name: "configmaps", expectedKind: "ConfigMap" });
+ * const log: string[] = [];
+ * let deleted!: () => void;
+ * const gone = new Promise<void>((resolve) => deleted = resolve);
  * informer.addEventHandler({
- *   onAdd: (cm) => console.log("add", cm.metadata.name),
- *   onUpdate: (_old, cm) => console.log("update", cm.metadata.name),
- *   onDelete: (cm) => console.log("delete", cm),
+ *   onAdd: (cm, isInInitialList) => void log.push(`add ${cm.metadata.name} ${isInInitialList}`),
+ *   onDelete: () => {
+ *     log.push("delete");
+ *     deleted();
+ *   },
  * });
  * const ac = new AbortController();
  * const done = informer.run({ signal: ac.signal });
- * await informer.waitForSync({ signal: AbortSignal.timeout(30_000) });
- * console.log(informer.lister().list({ namespace: "default" }).length);
+ * await informer.waitForSync();
+ * assert.equal(informer.lister().get("default", "a")?.metadata.name, "a");
+ * server.delete(a);
+ * await gone;
+ * assert.deepEqual(log, ["add a true", "delete"]);
  * ac.abort();
  * await done;
+ * await server.close();
+ * ```
+ *
+ * @example Iterate over the changes
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Informer, KubeClient, resourceListerWatcher } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * const cm = (name: string) => ({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name, namespace: "default" },
+ * });
+ * server.create(cm("a"));
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "configmaps",
+ * });
+ * const informer = new Informer(lw, { name: "configmaps" });
+ * const ac = new AbortController();
+ * const done = informer.run({ signal: ac.signal });
+ * const seen: string[] = [];
+ * for await (const change of informer.changes()) {
+ *   seen.push(change.type === "synced" ? "synced" : `${change.type} ${change.key}`);
+ *   if (change.type === "synced") server.create(cm("b"));
+ *   // the iteration ends only when the informer stops: leave it when done
+ *   if (change.type === "add" && change.key === "default/b") break;
+ * }
+ * assert.deepEqual(seen, ["add default/a", "synced", "add default/b"]);
+ * ac.abort();
+ * await done;
+ * await server.close();
  * ```
  */
 export class Informer<T extends KubeObject = KubeObject> {

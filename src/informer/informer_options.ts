@@ -14,20 +14,6 @@ import type { TransformFunc } from "./transform.ts";
  * Options of `Informer`: the reflector's options (`name`, `resyncPeriodMs`,
  * `expectedKind`, `onError`, `observer`, backoff and watch timings...) plus
  * these.
- *
- * @example
- * ```ts
- * import { dropManagedFields, noopMetrics } from "../../mod.ts";
- * import type { InformerOptions, KubeObject } from "../../mod.ts";
- * const options: InformerOptions<KubeObject> = {
- *   name: "pods",
- *   expectedKind: "Pod",
- *   resyncPeriodMs: 10 * 60_000,
- *   transform: dropManagedFields,
- *   maxQueueLength: 1000,
- *   metrics: noopMetrics,
- * };
- * ```
  */
 export interface InformerOptions<T extends KubeObject> extends ReflectorOptions {
   /** Applied to every object before it is cached (see {@linkcode TransformFunc}). Default: none. */

@@ -13,21 +13,6 @@ import type { TransformFunc } from "./transform.ts";
 
 /**
  * Options of {@linkcode InformerStore}.
- *
- * @example
- * ```ts
- * import { dropManagedFields, InformerStore, metaNamespaceKeyFunc } from "../../mod.ts";
- * import type { InformerStoreOptions, KubeObject } from "../../mod.ts";
- * const options: InformerStoreOptions<KubeObject> = {
- *   onChange: (change) => console.log(change.type),
- *   transform: dropManagedFields,
- *   keyFunc: metaNamespaceKeyFunc,
- *   indexers: { app: (obj) => [obj.metadata.labels?.app ?? ""] },
- * };
- * const store = new InformerStore(options);
- * store.replace([{ metadata: { name: "a", labels: { app: "web" } } }], "1"); // add, synced
- * console.log(store.byIndex("app", "web").length); // 1
- * ```
  */
 export interface InformerStoreOptions<T extends KubeObject> {
   /** Receives every change, synchronously, after the cache has applied it. It must not throw. Default: none. */
@@ -66,13 +51,26 @@ export interface InformerStoreOptions<T extends KubeObject> {
  * cache keeps its previous state); the other items of a list still apply,
  * then the error is thrown for the reflector to report.
  *
- * @example
+ * @example Which store call becomes which change
  * ```ts
- * import { InformerStore } from "../../mod.ts";
- * const store = new InformerStore({ onChange: (c) => console.log(c.type, "key" in c ? c.key : "") });
- * store.replace([{ metadata: { name: "a", namespace: "ns", resourceVersion: "1" } }], "1"); // add ns/a, synced
- * store.update({ metadata: { name: "a", namespace: "ns", resourceVersion: "2" } }); // update ns/a
- * store.replace([], "3"); // delete ns/a (a tombstone)
+ * import assert from "node:assert/strict";
+ * import {
+ *   DeletedFinalStateUnknown,
+ *   type InformerChange,
+ *   InformerStore,
+ *   type KubeObject,
+ * } from "../../mod.ts";
+ *
+ * const changes: InformerChange<KubeObject>[] = [];
+ * const store = new InformerStore<KubeObject>({ onChange: (change) => changes.push(change) });
+ * const cm = (rv: string) => ({ metadata: { name: "a", namespace: "ns", resourceVersion: rv } });
+ * store.replace([cm("1")], "1"); // the first list
+ * store.update(cm("2")); // a MODIFIED event
+ * store.update(cm("2")); // the same version again: stored, announced to nobody
+ * store.replace([], "3"); // a relist: "a" went away while the watch was not looking
+ * assert.deepEqual(changes.map((c) => c.type), ["add", "synced", "update", "delete"]);
+ * const last = changes.at(-1)!;
+ * assert.ok(last.type === "delete" && last.object instanceof DeletedFinalStateUnknown);
  * ```
  */
 export class InformerStore<T extends KubeObject> implements IndexerLike<T> {

@@ -7,17 +7,6 @@
 
 /**
  * One `matchExpressions` entry of a structured selector.
- *
- * @example
- * ```ts
- * import { LabelSelector, type LabelSelectorRequirement } from "./label_selector.ts";
- * const notCanary: LabelSelectorRequirement = {
- *   key: "track",
- *   operator: "NotIn",
- *   values: ["canary"],
- * };
- * console.log(LabelSelector.from({ matchExpressions: [notCanary] }).toString()); // track!=canary
- * ```
  */
 export interface LabelSelectorRequirement {
   /** The label's key. */
@@ -30,16 +19,6 @@ export interface LabelSelectorRequirement {
 
 /**
  * A structured selector (`metav1.LabelSelector`); both parts must match.
- *
- * @example
- * ```ts
- * import { LabelSelector, type LabelSelectorSpec } from "./label_selector.ts";
- * const spec: LabelSelectorSpec = {
- *   matchLabels: { app: "web" },
- *   matchExpressions: [{ key: "tier", operator: "In", values: ["front", "edge"] }],
- * };
- * console.log(LabelSelector.from(spec).matches({ app: "web", tier: "edge" })); // true
- * ```
  */
 export interface LabelSelectorSpec {
   /** Labels that must be present with exactly these values. Default: none. */
@@ -68,11 +47,18 @@ const TOKEN = /\s*(!=|==|=|!|>|<|\(|\)|,|[A-Za-z0-9._\/-]+)/y;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LabelSelector } from "../../mod.ts";
+ *
  * const sel = LabelSelector.parse("app=web,tier in (front,edge),!canary");
- * console.log(sel.matches({ app: "web", tier: "edge" })); // true
- * console.log(sel.matches({ app: "web", tier: "edge", canary: "1" })); // false
- * console.log(LabelSelector.from({ matchLabels: { app: "web" } }).toString()); // app=web
+ * assert.ok(sel.matches({ app: "web", tier: "edge" }));
+ * assert.ok(!sel.matches({ app: "web", tier: "edge", canary: "1" }));
+ * const spec = {
+ *   matchLabels: { app: "web" },
+ *   matchExpressions: [{ key: "env", operator: "NotIn" as const, values: ["prod", "staging"] }],
+ * };
+ * assert.equal(LabelSelector.from(spec).toString(), "app=web,env notin (prod,staging)");
+ * assert.throws(() => LabelSelector.parse("app=(web"), TypeError);
  * ```
  */
 export class LabelSelector {
@@ -180,13 +166,6 @@ export class LabelSelector {
 /**
  * Compiles a selector given as a string, a {@linkcode LabelSelectorSpec}
  * or a {@linkcode LabelSelector} (returned as is).
- *
- * @example
- * ```ts
- * import { labelSelector } from "../../mod.ts";
- * console.log(labelSelector("env!=prod").matches({})); // true
- * console.log(labelSelector({ matchExpressions: [{ key: "env", operator: "Exists" }] }).matches({})); // false
- * ```
  */
 export function labelSelector(selector: string | LabelSelectorSpec | LabelSelector): LabelSelector {
   if (selector instanceof LabelSelector) return selector;

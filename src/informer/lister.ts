@@ -10,16 +10,6 @@ import { type LabelSelector, labelSelector, type LabelSelectorSpec } from "./lab
 
 /**
  * The read-only view of a cache that listers and informers hand out.
- *
- * @example
- * ```ts
- * import { Indexer, metaNamespaceKeyFunc } from "../../mod.ts";
- * import type { KubeObject, ReadonlyIndexer } from "../../mod.ts";
- * const cache = new Indexer<KubeObject>(metaNamespaceKeyFunc);
- * cache.add({ metadata: { name: "a", namespace: "default" } });
- * const view: ReadonlyIndexer<KubeObject> = cache; // no add, update, delete...
- * console.log(view.listKeys()); // ["default/a"]
- * ```
  */
 export type ReadonlyIndexer<T extends KubeObject> = Omit<
   IndexerLike<T>,
@@ -28,20 +18,6 @@ export type ReadonlyIndexer<T extends KubeObject> = Omit<
 
 /**
  * Options of {@linkcode Lister.list}.
- *
- * @example
- * ```ts
- * import { Indexer, Lister, metaNamespaceKeyFunc } from "../../mod.ts";
- * import type { KubeObject, ListerListOptions } from "../../mod.ts";
- * const cache = new Indexer<KubeObject>(metaNamespaceKeyFunc);
- * cache.add({ metadata: { name: "a", namespace: "web", labels: { tier: "front" } } });
- * cache.add({ metadata: { name: "b", namespace: "db", labels: { tier: "front" } } });
- * const options: ListerListOptions = {
- *   namespace: "web",
- *   labelSelector: { matchLabels: { tier: "front" } },
- * };
- * console.log(new Lister(cache).list(options).length); // 1
- * ```
  */
 export interface ListerListOptions {
   /** Only this namespace (`""`: cluster-scoped objects). Default: every namespace. */
@@ -58,13 +34,21 @@ export interface ListerListOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Indexer, Lister, metaNamespaceKeyFunc, namespaceIndexFunc } from "../../mod.ts";
+ *
+ * // an informer's cache (`informer.indexer`), or any indexer
  * const cache = new Indexer(metaNamespaceKeyFunc, { namespace: namespaceIndexFunc });
  * cache.add({ metadata: { name: "a", namespace: "web", labels: { tier: "front" } } });
  * cache.add({ metadata: { name: "b", namespace: "web", labels: { tier: "back" } } });
+ * cache.add({ metadata: { name: "c", namespace: "db", labels: { tier: "back" } } });
  * const lister = new Lister(cache);
- * console.log(lister.get("web", "a")?.metadata.name); // a
- * console.log(lister.list({ namespace: "web", labelSelector: "tier=back" }).length); // 1
+ * assert.equal(lister.get("web", "a")?.metadata.name, "a");
+ * assert.deepEqual(
+ *   lister.list({ namespace: "web", labelSelector: "tier=back" }).map((o) => o.metadata.name),
+ *   ["b"],
+ * );
+ * assert.equal(lister.list({ labelSelector: { matchLabels: { tier: "back" } } }).length, 2);
  * ```
  */
 export class Lister<T extends KubeObject> {

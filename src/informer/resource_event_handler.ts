@@ -8,19 +8,8 @@ import type { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unkn
 
 /**
  * What a delete handler receives: the object's final state (from a DELETED
- * watch event), or a {@linkcode DeletedFinalStateUnknown} tombstone when the
- * deletion was only noticed by a relist (the watch was not looking), whose
- * `obj` is the last state this informer knew, possibly stale.
- *
- * @example
- * ```ts
- * import { DeletedFinalStateUnknown } from "../../mod.ts";
- * import type { DeletedObject, KubeObject } from "../../mod.ts";
- * function lastState(deleted: DeletedObject<KubeObject>): KubeObject {
- *   return deleted instanceof DeletedFinalStateUnknown ? deleted.obj : deleted;
- * }
- * console.log(lastState({ metadata: { name: "a" } }).metadata.name); // a
- * ```
+ * watch event), or a {@linkcode DeletedFinalStateUnknown} tombstone (a
+ * deletion only a relist noticed).
  */
 export type DeletedObject<T extends KubeObject> = T | DeletedFinalStateUnknown<T>;
 
@@ -32,22 +21,7 @@ export type DeletedObject<T extends KubeObject> = T | DeletedFinalStateUnknown<T
  * a rejection goes to the informer's `onError` (phase `"handler"`) and does
  * not affect other handlers or the informer.
  *
- * Objects are shared with the informer's cache: treat them as read-only.
- *
- * @example
- * ```ts
- * import type { KubeObject, ResourceEventHandler } from "../../mod.ts";
- * const handler: ResourceEventHandler<KubeObject> = {
- *   onAdd: (obj) => console.log("added", obj.metadata.name),
- *   onUpdate: (oldObj, newObj) => {
- *     if (oldObj === newObj) return; // a resync
- *     console.log("updated", newObj.metadata.name);
- *   },
- *   onDelete: async (obj) => {
- *     await Promise.resolve(); // async work is awaited before the next event
- *   },
- * };
- * ```
+ * Objects are the informer cache's own (see `Store`): treat them as read-only.
  */
 export interface ResourceEventHandler<T extends KubeObject> {
   /**
@@ -64,21 +38,6 @@ export interface ResourceEventHandler<T extends KubeObject> {
 
 /**
  * Options of `Informer.addEventHandler`.
- *
- * @example
- * ```ts
- * import { Informer } from "../../mod.ts";
- * import type { HandlerOptions, KubeObject, ListerWatcher } from "../../mod.ts";
- * const lw: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
- *   async *watch() {},
- * };
- * const informer = new Informer(lw, { name: "pods" });
- * const options: HandlerOptions = { maxQueueLength: 10_000 }; // a slow handler: keep more exactly
- * const handler = { onAdd: (pod: KubeObject) => console.log(pod.metadata.name) };
- * const registration = informer.addEventHandler(handler, options);
- * registration.remove();
- * ```
  */
 export interface HandlerOptions {
   /**

@@ -17,21 +17,6 @@ import { waitForCacheSync } from "./wait_for_cache_sync.ts";
 
 /**
  * Which objects an informer of a {@linkcode SharedInformerFactory} watches (its sharing key).
- *
- * @example
- * ```ts
- * import { KubeClient, SharedInformerFactory } from "../../mod.ts";
- * import type { InformerResource } from "../../mod.ts";
- * const webPods: InformerResource = {
- *   apiVersion: "v1",
- *   resource: "pods",
- *   namespace: "web",
- *   labelSelector: "app=web",
- * };
- * const client = new KubeClient({ server: "http://127.0.0.1:8001" });
- * const factory = new SharedInformerFactory({ client });
- * console.log(factory.informerFor(webPods) === factory.informerFor({ ...webPods })); // true
- * ```
  */
 export type InformerResource = Pick<
   ResourceListerWatcherOptions,
@@ -40,22 +25,6 @@ export type InformerResource = Pick<
 
 /**
  * Options of {@linkcode SharedInformerFactory}.
- *
- * @example
- * ```ts
- * import { SharedInformerFactory } from "../../mod.ts";
- * import type { ListerWatcher, SharedInformerFactoryOptions } from "../../mod.ts";
- * const empty: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
- *   async *watch() {},
- * };
- * const options: SharedInformerFactoryOptions = {
- *   listerWatcher: () => empty, // a test double instead of a client
- *   defaults: { resyncPeriodMs: 10 * 60_000, onError: (err, phase) => console.warn(phase, err) },
- * };
- * const factory = new SharedInformerFactory(options);
- * console.log(factory.informerFor({ apiVersion: "v1", resource: "pods" }).name); // pods
- * ```
  */
 export interface SharedInformerFactoryOptions {
   /** The client every informer lists and watches through. Required unless `listerWatcher` is given. */
@@ -75,15 +44,33 @@ export interface SharedInformerFactoryOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeClient, SharedInformerFactory } from "../../mod.ts";
- * const factory = new SharedInformerFactory({ client: new KubeClient({ server: "http://127.0.0.1:8001" }) });
- * const pods = factory.informerFor({ apiVersion: "v1", resource: "pods" }, { expectedKind: "Pod" });
- * pods.addEventHandler({ onAdd: (pod) => console.log(pod.metadata.name) });
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "Pod",
+ *   metadata: { name: "web-1", namespace: "prod", labels: { app: "web" } },
+ * });
+ * const factory = new SharedInformerFactory({ client: new KubeClient({ server: server.url }) });
+ * const pods = factory.informerFor({ apiVersion: "v1", resource: "pods" }, {
+ *   expectedKind: "Pod",
+ * });
+ * const added: string[] = [];
+ * pods.addEventHandler({ onAdd: (pod) => void added.push(pod.metadata.name!) });
+ * // another part of the program asks for the same resource: the same informer, one watch
+ * assert.equal(factory.informerFor({ apiVersion: "v1", resource: "pods" }), pods);
+ * factory.informerFor({ apiVersion: "v1", resource: "configmaps", namespace: "prod" });
  * const ac = new AbortController();
  * const done = factory.start({ signal: ac.signal });
- * await factory.waitForCacheSync(AbortSignal.timeout(30_000));
+ * assert.ok(await factory.waitForCacheSync(ac.signal));
+ * assert.equal(pods.lister().list({ labelSelector: "app=web" }).length, 1);
  * ac.abort();
  * await done;
+ * assert.deepEqual(added, ["web-1"]);
+ * await server.close();
  * ```
  */
 export class SharedInformerFactory {

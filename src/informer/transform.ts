@@ -12,13 +12,6 @@ import type { KubeObject } from "../api/types.ts";
  * must keep `metadata.name`, `metadata.namespace` and
  * `metadata.resourceVersion`. A throw is reported through `onError` (phase
  * `"store"`) and that object is skipped: the cache keeps its previous state.
- *
- * @example
- * ```ts
- * import type { KubeObject, TransformFunc } from "../../mod.ts";
- * const onlyMeta: TransformFunc<KubeObject> = (obj) => ({ kind: obj.kind, metadata: obj.metadata });
- * console.log(onlyMeta({ kind: "Secret", metadata: { name: "s" }, data: { k: "djE=" } })); // { kind: "Secret", metadata: { name: "s" } }
- * ```
  */
 export type TransformFunc<T extends KubeObject> = (obj: T) => T;
 
@@ -29,13 +22,6 @@ export type TransformFunc<T extends KubeObject> = (obj: T) => T;
  * `metadata` without the field rather than `delete` it: a deleted property
  * turns V8's compact object into a dictionary, which kept about 350 bytes
  * more per Pod than the copy does (measured on Deno 2.9).
- *
- * @example
- * ```ts
- * import { dropManagedFields } from "../../mod.ts";
- * const obj = { metadata: { name: "a", managedFields: [{ manager: "kubectl" }] } };
- * console.log(dropManagedFields(obj)); // { metadata: { name: "a" } }
- * ```
  */
 export function dropManagedFields<T extends KubeObject>(obj: T): T {
   const metadata = obj?.metadata;

@@ -6,16 +6,6 @@
 
 /**
  * Anything that syncs once: an `Informer`, a `HandlerRegistration`, a `Reflector`.
- *
- * @example
- * ```ts
- * import { type Syncable, waitForCacheSync } from "./wait_for_cache_sync.ts";
- * const alreadySynced: Syncable = {
- *   hasSynced: () => true,
- *   waitForSync: () => Promise.resolve(),
- * };
- * console.log(await waitForCacheSync(new AbortController().signal, alreadySynced)); // true
- * ```
  */
 export interface Syncable {
   /** True once it has synced. */
@@ -32,20 +22,6 @@ export interface Syncable {
  * soon as `signal` aborts or one of them can no longer sync (a registration
  * removed, an informer stopped). Never rejects; leaves no listener behind.
  * client-go's `cache.WaitForCacheSync`.
- *
- * @example
- * ```ts
- * import { Informer, waitForCacheSync } from "../../mod.ts";
- * import type { ListerWatcher } from "../../mod.ts";
- * const lw: ListerWatcher = { list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }), async *watch() {} };
- * const pods = new Informer(lw, { name: "pods", onError: () => {} });
- * const nodes = new Informer(lw, { name: "nodes", onError: () => {} });
- * const ac = new AbortController();
- * const done = Promise.all([pods.run({ signal: ac.signal }), nodes.run({ signal: ac.signal })]);
- * if (!(await waitForCacheSync(AbortSignal.timeout(10_000), pods, nodes))) console.log("not synced");
- * ac.abort();
- * await done;
- * ```
  */
 export async function waitForCacheSync(
   signal: AbortSignal,

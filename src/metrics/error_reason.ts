@@ -15,14 +15,6 @@ import { isExpired } from "../api/predicates.ts";
 
 /**
  * Every value {@linkcode errorReason} can return: a metric label's whole range.
- *
- * @example
- * ```ts
- * import { ERROR_REASONS } from "./error_reason.ts";
- * // start every reason's series at zero, so rates work from the first error
- * const errors = Object.fromEntries(ERROR_REASONS.map((reason) => [reason, 0]));
- * console.log(errors.expired, errors.other); // 0 0
- * ```
  */
 export const ERROR_REASONS = [
   "expired",
@@ -38,13 +30,6 @@ export const ERROR_REASONS = [
 
 /**
  * A bounded error class, safe as a metric label.
- *
- * @example
- * ```ts
- * import { type ErrorReason, errorReason } from "./error_reason.ts";
- * const reason: ErrorReason = errorReason(new Error("boom"));
- * console.log(reason); // other
- * ```
  */
 export type ErrorReason = typeof ERROR_REASONS[number];
 
@@ -54,14 +39,6 @@ export type ErrorReason = typeof ERROR_REASONS[number];
  * `status_4xx`, `status_5xx`, `network` (no HTTP answer), `decode` (a
  * malformed watch stream), `idle_timeout` (a half-open watch), `short_watch`,
  * `timeout` (a list past its deadline), `other`.
- *
- * @example
- * ```ts
- * import { errorReason, KubeStatusError } from "../../mod.ts";
- * console.log(errorReason(new KubeStatusError({ code: 410 }))); // expired
- * console.log(errorReason(new KubeStatusError({ code: 503 }))); // status_5xx
- * console.log(errorReason(new Error("?"))); // other
- * ```
  */
 export function errorReason(error: unknown): ErrorReason {
   if (isExpired(error)) return "expired";

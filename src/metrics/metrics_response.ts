@@ -9,14 +9,6 @@ import type { PromRegistryLike } from "./prom_client_like.ts";
  * The Prometheus scrape of `registry` as a `Response`, for any server built
  * on web `Request`/`Response` (`Deno.serve`, Bun, Cloudflare Workers, Hono,
  * Node's `http` through an adapter).
- *
- * @example
- * ```ts ignore
- * import * as promClient from "prom-client";
- * import { metricsResponse } from "../../metrics.ts";
- * Deno.serve({ port: 9464 }, (req) =>
- *   new URL(req.url).pathname === "/metrics" ? metricsResponse(promClient.register) : new Response("not found", { status: 404 }));
- * ```
  */
 export async function metricsResponse(registry: PromRegistryLike): Promise<Response> {
   const body = await registry.metrics();

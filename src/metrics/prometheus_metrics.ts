@@ -16,17 +16,6 @@ import type {
 
 /**
  * Options of {@linkcode prometheusMetrics}.
- *
- * @example
- * ```ts
- * import type { PromClientLike, PromRegistryLike } from "./prom_client_like.ts";
- * import { prometheusMetrics, type PrometheusMetricsOptions } from "./prometheus_metrics.ts";
- * // `promClient`: the application's `import * as promClient from "prom-client"`
- * function appMetrics<R extends PromRegistryLike>(promClient: PromClientLike<R>, registry: R) {
- *   const options: PrometheusMetricsOptions<R> = { client: promClient, registry, prefix: "app_" };
- *   return prometheusMetrics(options);
- * }
- * ```
  */
 export interface PrometheusMetricsOptions<R extends PromRegistryLike = PromRegistryLike> {
   /** The `prom-client` module (`import * as promClient from "prom-client"`). Required. */
@@ -39,16 +28,6 @@ export interface PrometheusMetricsOptions<R extends PromRegistryLike = PromRegis
 
 /**
  * A {@linkcode MetricsProvider} backed by `prom-client`.
- *
- * @example
- * ```ts
- * import type { PrometheusMetrics } from "./prometheus_metrics.ts";
- * // serve the adapter's registry on a /metrics endpoint
- * async function scrape(metrics: PrometheusMetrics): Promise<Response> {
- *   const body = await metrics.registry.metrics();
- *   return new Response(body, { headers: { "content-type": metrics.registry.contentType } });
- * }
- * ```
  */
 export interface PrometheusMetrics extends MetricsProvider {
   /** The registry the metrics live in. */
@@ -81,16 +60,44 @@ const cache = new WeakMap<PromRegistryLike, Map<string, PrometheusMetrics>>();
  * `informer_handler_queue_depth`, `informer_handler_duration_seconds`,
  * `informer_handler_errors_total`, `informer_handler_queue_overflows_total`.
  *
- * @example
- * ```ts ignore
+ * @example A plain Reflector's metrics
+ * ```ts
+ * import assert from "node:assert/strict";
  * import * as promClient from "prom-client";
+ * import {
+ *   Indexer,
+ *   KubeClient,
+ *   metaNamespaceKeyFunc,
+ *   Reflector,
+ *   resourceListerWatcher,
+ * } from "../../mod.ts";
  * import { prometheusMetrics } from "../../metrics.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "default" },
+ * });
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "configmaps",
+ * });
  * const registry = new promClient.Registry();
  * const metrics = prometheusMetrics({ client: promClient, registry });
- * const m = metrics.reflector("configmaps", { storeSize: () => 3 });
- * m.listDone?.({ durationMs: 20, items: 3, resourceVersion: "42" });
- * console.log(await registry.metrics());
- * m.dispose();
+ * const store = new Indexer(metaNamespaceKeyFunc);
+ * const observer = metrics.reflector("configmaps", { storeSize: () => store.size });
+ * const reflector = new Reflector(lw, store, { name: "configmaps", observer });
+ * const ac = new AbortController();
+ * const done = reflector.run({ signal: ac.signal });
+ * await reflector.synced;
+ * assert.match(await registry.metrics(), /kube_reflector_store_objects\{name="configmaps"\} 1/);
+ * ac.abort();
+ * await done;
+ * observer.dispose(); // an Informer disposes of its own; a Reflector's are yours to dispose of
+ * assert.deepEqual(metrics.names, []);
+ * await server.close();
  * ```
  */
 export function prometheusMetrics<R extends PromRegistryLike>(

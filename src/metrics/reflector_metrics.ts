@@ -9,16 +9,6 @@ import type { WatcherObserver } from "../reflector/watcher_options.ts";
 
 /**
  * Values a metrics backend reads when it is scraped (cheap, must not throw).
- *
- * @example
- * ```ts
- * import { Indexer, metaNamespaceKeyFunc, noopMetrics } from "../../mod.ts";
- * import type { ReflectorMetricsSources } from "../../mod.ts";
- * const store = new Indexer(metaNamespaceKeyFunc);
- * const sources: ReflectorMetricsSources = { storeSize: () => store.size };
- * const metrics = noopMetrics.reflector("configmaps", sources);
- * metrics.dispose();
- * ```
  */
 export interface ReflectorMetricsSources {
   /** Objects in the store. Default: not reported. */
@@ -34,22 +24,6 @@ export interface ReflectorMetricsSources {
  * not throw. Call `dispose()` when the reflector stops: the backend then
  * forgets this reflector's series, so that starting and stopping reflectors
  * does not grow memory.
- *
- * @example
- * ```ts
- * import { Indexer, metaNamespaceKeyFunc, noopMetrics, Reflector } from "../../mod.ts";
- * import type { ListerWatcher } from "../../mod.ts";
- * const lw: ListerWatcher = { list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }), async *watch() {} };
- * const store = new Indexer(metaNamespaceKeyFunc);
- * const metrics = noopMetrics.reflector("configmaps", { storeSize: () => store.size });
- * const reflector = new Reflector(lw, store, { name: "configmaps", observer: metrics, onError: () => {} });
- * const ac = new AbortController();
- * const done = reflector.run({ signal: ac.signal });
- * await reflector.synced;
- * ac.abort();
- * await done;
- * metrics.dispose();
- * ```
  */
 export interface ReflectorMetrics extends WatcherObserver {
   /** A handler call finished (`failed`: it threw or rejected). */
@@ -66,17 +40,39 @@ export interface ReflectorMetrics extends WatcherObserver {
  * names few and stable: one per resource, not per object). Two live
  * reflectors with the same name share their series.
  *
- * @example
+ * @example A backend of your own
  * ```ts
- * import type { MetricsProvider } from "../../mod.ts";
- * let lists = 0;
+ * import assert from "node:assert/strict";
+ * import {
+ *   Informer,
+ *   KubeClient,
+ *   type MetricsProvider,
+ *   resourceListerWatcher,
+ * } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const listed = new Map<string, number>(); // objects listed, by informer name
  * const counting: MetricsProvider = {
- *   reflector: () => ({ listDone: () => void lists++, dispose() {} }),
+ *   reflector: (name) => ({
+ *     listDone: ({ items }) => void listed.set(name, (listed.get(name) ?? 0) + items),
+ *     dispose: () => void listed.delete(name),
+ *   }),
  * };
- * const m = counting.reflector("pods");
- * m.listDone?.({ durationMs: 12, items: 3, resourceVersion: "7" });
- * m.dispose();
- * console.log(lists); // 1
+ * const server = await FakeApiServer.start();
+ * server.create({ apiVersion: "v1", kind: "Pod", metadata: { name: "p", namespace: "default" } });
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "pods",
+ * });
+ * const informer = new Informer(lw, { name: "pods", metrics: counting, useStreamingList: false });
+ * const ac = new AbortController();
+ * const done = informer.run({ signal: ac.signal });
+ * await informer.waitForSync();
+ * assert.equal(listed.get("pods"), 1);
+ * ac.abort();
+ * await done;
+ * assert.equal(listed.size, 0); // disposed when run() ended
+ * await server.close();
  * ```
  */
 export interface MetricsProvider {
@@ -93,13 +89,6 @@ export interface MetricsProvider {
 
 /**
  * The default {@linkcode MetricsProvider}: records nothing, costs nothing.
- *
- * @example
- * ```ts
- * import { noopMetrics } from "../../mod.ts";
- * const m = noopMetrics.reflector("pods");
- * m.dispose();
- * ```
  */
 export const noopMetrics: MetricsProvider = {
   reflector: () => ({ dispose() {} }),

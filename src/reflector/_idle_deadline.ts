@@ -7,18 +7,17 @@ import type { ServerFeatures } from "../transport/server_features.ts";
  * the next event, the clock runs; when `idleMs` pass without one,
  * `controller` is aborted with a {@linkcode WatchIdleTimeoutError} (which
  * cancels the request and its body). Time the consumer spends on an event is
- * never idle time. `idleMs` is read again each time the timer fires (with
- * `adaptive`, at least every 15 s), so a deadline that shrinks mid-watch
- * applies to it.
- * One timer, re-armed only when it fires, so events cost no timer calls. When `controller` aborts, the wrapper stops waiting at once,
- * even for a stream that ignores its signal. Leaves no timer behind.
+ * never idle time. `idleMs` is read again each time the timer fires (see
+ * `check`). One timer, re-armed only when it fires, so events cost no
+ * timer calls. When `controller` aborts, the wrapper stops waiting at
+ * once, even for a stream that ignores its signal. Leaves no timer behind.
  */
 export async function* withIdleDeadline<E>(
   events: AsyncIterable<E>,
   idleMs: () => number,
   clock: Clock,
   controller: AbortController,
-  /** The deadline may shrink while the watch runs: look again at least every 15 s. */
+  /** Look at `idleMs` again at least every `CHECK_MS` (see `check`). */
   adaptive = false,
   /** How the deadline was chosen, for the error's message. */
   why: () => string | undefined = () => undefined,

@@ -4,14 +4,6 @@ import { unit } from "./_async.ts";
 
 /**
  * Options of {@linkcode Backoff}; the defaults are client-go's reflector values.
- *
- * @example
- * ```ts
- * import { Backoff, type BackoffOptions } from "./backoff.ts";
- * const options: BackoffOptions = { initialMs: 100, factor: 3, capMs: 1_000, jitter: 0 };
- * const backoff = new Backoff(options);
- * console.log(backoff.next(), backoff.next(), backoff.next(), backoff.next()); // 100 300 900 1000
- * ```
  */
 export interface BackoffOptions {
   /** The first delay. Default: `800` ms. */
@@ -39,15 +31,24 @@ function check(name: string, value: number, min: number): number {
 
 /**
  * Jittered exponential backoff with a reset after a healthy stretch, as
- * client-go's `exponentialBackoffManager`: delays of 800 ms, 1.6 s, 3.2 s ...
- * up to 30 s, each plus up to 100 % jitter; back to 800 ms once two minutes
- * have passed since the previous failure.
+ * client-go's `exponentialBackoffManager`: each delay `factor` times the
+ * previous one up to `capMs`, plus up to `jitter` times itself at random;
+ * back to `initialMs` once `resetAfterMs` has passed since the previous
+ * failure (the defaults, client-go's: {@linkcode BackoffOptions}).
  *
  * @example
  * ```ts
- * import { Backoff } from "./backoff.ts";
- * const backoff = new Backoff({ random: () => 0 });
- * console.log(backoff.next(), backoff.next(), backoff.next()); // 800 1600 3200
+ * import assert from "node:assert/strict";
+ * import { Backoff } from "../../mod.ts";
+ * import { ManualClock } from "../../testkit.ts";
+ *
+ * const clock = new ManualClock();
+ * const backoff = new Backoff({ clock, random: () => 0 }); // no jitter drawn: the base delays
+ * assert.deepEqual([backoff.next(), backoff.next(), backoff.next()], [800, 1_600, 3_200]);
+ * for (let i = 0; i < 10; i++) backoff.next();
+ * assert.equal(backoff.next(), 30_000); // capped
+ * await clock.advance(120_000); // two minutes without a failure
+ * assert.equal(backoff.next(), 800);
  * ```
  */
 export class Backoff {

@@ -1,25 +1,11 @@
 /**
  * An opaque timer handle from {@linkcode Clock.setTimeout}.
- *
- * @example
- * ```ts
- * import { systemClock, type TimerHandle } from "./clock.ts";
- * const handle: TimerHandle = systemClock.setTimeout(() => console.log("too late"), 60_000);
- * systemClock.clearTimeout(handle);
- * ```
  */
 export type TimerHandle = unknown;
 
 /**
  * Time as the reflector sees it. Inject a fake one in tests to drive
  * backoff, resync and deadlines without waiting.
- *
- * @example
- * ```ts
- * import { systemClock } from "./clock.ts";
- * const t0 = systemClock.now();
- * const h = systemClock.setTimeout(() => console.log(systemClock.now() - t0), 10);
- * ```
  */
 export interface Clock {
   /** Milliseconds on a monotonic-enough scale. */
@@ -39,14 +25,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * than `setTimeout` can take (2^31−1 ms, about 24.8 days) is split into
  * several timers, so that a 30-day period waits 30 days; a delay that is not
  * a finite number is a `RangeError` (never a timer that fires at once).
- *
- * @example
- * ```ts
- * import { systemClock } from "./clock.ts";
- * const monthly = systemClock.setTimeout(() => console.log("a month later"), 30 * 86_400_000);
- * systemClock.clearTimeout(monthly);
- * console.log(systemClock.now() > 0); // true
- * ```
  */
 export const systemClock: Clock = {
   // monotonic (a wall-clock step never shortens a backoff or a deadline), on the epoch's scale

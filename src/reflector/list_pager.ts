@@ -5,24 +5,6 @@ import type { ListerWatcher } from "../transport/lister_watcher.ts";
 
 /**
  * Options of {@linkcode listAllPages}.
- *
- * @example
- * ```ts
- * import { listAllPages, type ListPagerOptions } from "./list_pager.ts";
- * import type { ListerWatcher } from "../transport/lister_watcher.ts";
- * const lw: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "7" }, items: [{ metadata: {} }] }),
- *   async *watch() {},
- * };
- * let seen = 0;
- * const options: ListPagerOptions = {
- *   resourceVersion: "0",
- *   pageSize: 100,
- *   onPage: (items) => void (seen += items),
- * };
- * const { items, pages } = await listAllPages(lw, options);
- * console.log(items.length, pages, seen); // 1 1 1
- * ```
  */
 export interface ListPagerOptions {
   /** The list's `resourceVersion` (`"0"`, `""` or a version). Default: `""`. */
@@ -37,20 +19,6 @@ export interface ListPagerOptions {
 
 /**
  * A complete list: every item of one snapshot and the snapshot's version.
- *
- * @example
- * ```ts
- * import { listAllPages, type ListResult } from "./list_pager.ts";
- * import type { KubeObject } from "../api/types.ts";
- * import type { ListerWatcher } from "../transport/lister_watcher.ts";
- * const lw: ListerWatcher = {
- *   list: () =>
- *     Promise.resolve({ kind: "ConfigMapList", metadata: { resourceVersion: "9" }, items: [] }),
- *   async *watch() {},
- * };
- * const result: ListResult<KubeObject> = await listAllPages(lw);
- * console.log(result.kind, result.resourceVersion, result.pages); // ConfigMapList 9 1
- * ```
  */
 export interface ListResult<T extends KubeObject> {
   /** Every item, in the server's order. */
@@ -72,10 +40,27 @@ export interface ListResult<T extends KubeObject> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeClient, listAllPages, resourceListerWatcher } from "../../mod.ts";
- * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), { apiVersion: "v1", resource: "pods" });
- * const { items, resourceVersion } = await listAllPages(lw, { resourceVersion: "0" });
- * console.log(items.length, resourceVersion);
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start();
+ * for (const name of ["a", "b", "c"]) {
+ *   server.create({
+ *     apiVersion: "v1",
+ *     kind: "ConfigMap",
+ *     metadata: { name, namespace: "default" },
+ *   });
+ * }
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "configmaps",
+ * });
+ * const { items, pages, resourceVersion } = await listAllPages(lw, { pageSize: 2 });
+ * assert.deepEqual(items.map((cm) => cm.metadata.name), ["a", "b", "c"]);
+ * assert.equal(pages, 2);
+ * assert.equal(resourceVersion, server.resourceVersion);
+ * await server.close();
  * ```
  */
 export async function listAllPages<T extends KubeObject>(

@@ -19,25 +19,6 @@ import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
 
 /**
  * Options of {@linkcode Reflector}: the watcher's options (without `signal`) plus these.
- *
- * @example
- * ```ts
- * import { Indexer, metaNamespaceKeyFunc, Reflector } from "../../mod.ts";
- * import type { ListerWatcher, ReflectorOptions } from "../../mod.ts";
- * const lw: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
- *   async *watch() {},
- * };
- * const options: ReflectorOptions = {
- *   name: "configmaps",
- *   expectedKind: "ConfigMap",
- *   resyncPeriodMs: 10 * 60_000,
- *   shouldResync: () => true,
- *   onError: (err, phase) => console.warn(phase, err),
- * };
- * const reflector = new Reflector(lw, new Indexer(metaNamespaceKeyFunc), options);
- * console.log(reflector.name); // configmaps
- * ```
  */
 export interface ReflectorOptions extends Omit<WatcherOptions, "signal"> {
   /** Names the reflector in logs and metrics. Default: `"reflector"`. */
@@ -56,16 +37,6 @@ export interface ReflectorOptions extends Omit<WatcherOptions, "signal"> {
  * current (a watch is open), since when, and what went wrong last.
  * `hasSynced()` keeps client-go's meaning (the store once held a complete
  * list); this is what tells a stale store from a current one.
- *
- * @example
- * ```ts
- * import type { ReflectorStatus } from "../../mod.ts";
- * function healthy(s: ReflectorStatus, now = Date.now()): boolean {
- *   // current, or not for less than a minute (a rewatch, a short outage)
- *   return s.watching || now - s.since < 60_000;
- * }
- * console.log(healthy({ state: "waiting", watching: false, since: 0 }, 120_000)); // false
- * ```
  */
 export interface ReflectorStatus {
   /**
@@ -86,23 +57,6 @@ export interface ReflectorStatus {
 
 /**
  * Options of {@linkcode Reflector.run}.
- *
- * @example
- * ```ts
- * import { Indexer, metaNamespaceKeyFunc, Reflector } from "../../mod.ts";
- * import type { ListerWatcher, RunOptions } from "../../mod.ts";
- * const lw: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
- *   async *watch() {},
- * };
- * const reflector = new Reflector(lw, new Indexer(metaNamespaceKeyFunc), { onError: () => {} });
- * const ac = new AbortController();
- * const options: RunOptions = { signal: ac.signal };
- * const done = reflector.run(options);
- * await reflector.synced;
- * ac.abort(); // run() resolves once the reflector has stopped
- * await done;
- * ```
  */
 export interface RunOptions {
   /** Stops the reflector: `run()` then resolves. Required. */
@@ -121,18 +75,45 @@ export interface RunOptions {
  * it rejects (a key or index function throwing) is reported and kept, as
  * the rest is complete. Invalid options throw at construction.
  *
- * @example
+ * @example Sync a store, then follow the changes
  * ```ts
- * import { Indexer, KubeClient, metaNamespaceKeyFunc, Reflector, resourceListerWatcher } from "../../mod.ts";
- * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), { apiVersion: "v1", resource: "configmaps" });
+ * import assert from "node:assert/strict";
+ * import {
+ *   Indexer,
+ *   KubeClient,
+ *   metaNamespaceKeyFunc,
+ *   Reflector,
+ *   resourceListerWatcher,
+ * } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "default" },
+ * });
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "configmaps",
+ * });
  * const store = new Indexer(metaNamespaceKeyFunc);
  * const reflector = new Reflector(lw, store, { name: "configmaps", expectedKind: "ConfigMap" });
  * const ac = new AbortController();
  * const done = reflector.run({ signal: ac.signal });
  * await reflector.synced;
- * console.log(store.listKeys(), reflector.lastSyncResourceVersion);
+ * assert.deepEqual(store.listKeys(), ["default/a"]);
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "b", namespace: "default" },
+ * });
+ * // the watch brings it
+ * while (!store.getByKey("default/b")) await new Promise((r) => setTimeout(r, 5));
+ * assert.equal(reflector.lastSyncResourceVersion, server.resourceVersion);
  * ac.abort();
- * await done;
+ * await done; // run() resolves once the reflector has stopped
+ * await server.close();
  * ```
  */
 export class Reflector<T extends KubeObject = KubeObject> {

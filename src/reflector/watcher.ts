@@ -34,22 +34,6 @@ import type { ErrorPhase, WatcherOptions } from "./watcher_options.ts";
  * replaces everything known before (the first list, every relist, the end of
  * a streaming list); the others are changes after it, in order. Every event
  * carries the resourceVersion to resume from once it has been applied.
- *
- * @example
- * ```ts
- * import type { WatcherEvent } from "./watcher.ts";
- * function describe(ev: WatcherEvent): string {
- *   switch (ev.type) {
- *     case "LIST":
- *       return `snapshot of ${ev.items.length} at ${ev.resourceVersion}`;
- *     case "BOOKMARK":
- *       return `at ${ev.resourceVersion}`;
- *     default:
- *       return `${ev.type} ${ev.object.metadata.name} at ${ev.resourceVersion}`;
- *   }
- * }
- * console.log(describe({ type: "BOOKMARK", resourceVersion: "12" })); // at 12
- * ```
  */
 export type WatcherEvent<T extends KubeObject = KubeObject> =
   | { type: "LIST"; items: T[]; resourceVersion: string }
@@ -67,15 +51,35 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
  * aborting `signal` ends it (it throws `signal.reason`), or the consumer
  * leaving the loop.
  *
- * @example
+ * @example A snapshot, then the changes after it
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeClient, resourceListerWatcher, watcher } from "../../mod.ts";
- * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), { apiVersion: "v1", resource: "configmaps" });
- * const ac = new AbortController();
- * for await (const ev of watcher(lw, { signal: ac.signal, expectedKind: "ConfigMap" })) {
- *   if (ev.type === "LIST") console.log("snapshot", ev.items.length, ev.resourceVersion);
- *   else if (ev.type !== "BOOKMARK") console.log(ev.type, ev.object.metadata.name);
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * const a = {
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "default" },
+ * };
+ * server.create(a);
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "configmaps",
+ * });
+ * const seen: string[] = [];
+ * for await (const ev of watcher(lw, { expectedKind: "ConfigMap" })) {
+ *   if (ev.type === "LIST") {
+ *     seen.push(`LIST ${ev.items.length}`);
+ *     server.delete(a);
+ *   } else if (ev.type !== "BOOKMARK") {
+ *     seen.push(`${ev.type} ${ev.object.metadata.name}`);
+ *     break; // leaving the loop stops the watcher and closes its watch
+ *   }
  * }
+ * assert.deepEqual(seen, ["LIST 1", "DELETED a"]);
+ * await server.close();
  * ```
  */
 export async function* watcher<T extends KubeObject = KubeObject>(
@@ -95,22 +99,6 @@ export async function* watcher<T extends KubeObject = KubeObject>(
  * applies a whole array synchronously pays the per-step cost of an async
  * iterator once per read rather than once per event: the `Reflector` and
  * the `Informer` consume it. Same options, rules and ending as `watcher`.
- *
- * @example
- * ```ts
- * import { KubeClient, resourceListerWatcher, watcherBatches } from "../../mod.ts";
- * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), { apiVersion: "v1", resource: "configmaps" });
- * const ac = new AbortController();
- * const store = new Map<string, unknown>();
- * for await (const batch of watcherBatches(lw, { signal: ac.signal })) {
- *   for (const ev of batch) {
- *     if (ev.type === "LIST") store.clear();
- *     if (ev.type === "LIST") for (const o of ev.items) store.set(o.metadata.uid!, o);
- *     else if (ev.type === "DELETED") store.delete(ev.object.metadata.uid!);
- *     else if (ev.type !== "BOOKMARK") store.set(ev.object.metadata.uid!, ev.object);
- *   }
- * }
- * ```
  */
 export async function* watcherBatches<T extends KubeObject = KubeObject>(
   lw: ListerWatcher<T>,

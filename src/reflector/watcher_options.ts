@@ -3,50 +3,18 @@ import type { Clock } from "./clock.ts";
 
 /**
  * Where an error reported to `onError` happened.
- *
- * @example
- * ```ts
- * import type { ErrorPhase } from "./watcher_options.ts";
- * // "store" and "handler" errors come from application code (key function, transform, handlers)
- * const fromOurCode = (phase: ErrorPhase): boolean => phase === "store" || phase === "handler";
- * console.log(fromOurCode("watch")); // false
- * ```
  */
 export type ErrorPhase = "list" | "watch" | "event" | "store" | "handler";
 
 /**
  * Receives every error that recovery handles (client-go's watch error
  * handler). It must not throw; if it does, the throw is ignored.
- *
- * @example
- * ```ts
- * import type { ErrorHandler } from "./watcher_options.ts";
- * const onError: ErrorHandler = (error, phase) => {
- *   console.warn(`[configmaps] ${phase}: ${error instanceof Error ? error.message : error}`);
- * };
- * onError(new Error("connection reset"), "watch"); // [configmaps] watch: connection reset
- * ```
  */
 export type ErrorHandler = (error: unknown, phase: ErrorPhase) => void;
 
 /**
  * Observations for metrics; every callback optional, each must be cheap
  * and must not throw (a throw is ignored). See the `metrics` entry point.
- *
- * @example
- * ```ts
- * import type { WatcherObserver } from "./watcher_options.ts";
- * let relists = 0;
- * const observer: WatcherObserver = {
- *   relist: (reason) => {
- *     relists++;
- *     console.log("relist:", reason);
- *   },
- *   watchEnd: ({ durationMs, events }) => console.log(`watch: ${events} events, ${durationMs} ms`),
- * };
- * observer.relist?.("initial");
- * console.log(relists); // 1
- * ```
  */
 export interface WatcherObserver {
   /** A complete list (all pages) finished. */
@@ -80,13 +48,6 @@ export interface WatcherObserver {
 
 /**
  * Why a list happens (see {@linkcode WatcherObserver.relist}).
- *
- * @example
- * ```ts
- * import type { RelistReason } from "./watcher_options.ts";
- * const costly = (reason: RelistReason): boolean => reason !== "initial";
- * console.log(costly("expired")); // true
- * ```
  */
 export type RelistReason =
   | "initial"
@@ -97,42 +58,11 @@ export type RelistReason =
 
 /**
  * What a watcher is doing (see {@linkcode WatcherObserver.state}).
- *
- * @example
- * ```ts
- * import type { WatcherState } from "./watcher_options.ts";
- * const current = (state: WatcherState): boolean => state === "watching";
- * console.log(current("waiting")); // false
- * ```
  */
 export type WatcherState = "listing" | "connecting" | "watching" | "waiting" | "stopped";
 
 /**
  * Options of {@linkcode watcher} (and, through `ReflectorOptions`, of the reflector).
- *
- * @example
- * ```ts
- * import { watcher } from "./watcher.ts";
- * import type { WatcherOptions } from "./watcher_options.ts";
- * import type { ListerWatcher } from "../transport/lister_watcher.ts";
- * const lw: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
- *   async *watch() {},
- * };
- * const ac = new AbortController();
- * const options: WatcherOptions = {
- *   signal: ac.signal,
- *   expectedKind: "ConfigMap",
- *   pageSize: 250,
- *   idleTimeoutMs: 90_000,
- *   backoff: { initialMs: 500, capMs: 10_000 },
- *   onError: (err, phase) => console.warn(phase, err),
- * };
- * for await (const ev of watcher(lw, options)) {
- *   if (ev.type === "LIST") console.log("listed", ev.items.length); // listed 0
- *   break; // leaving the loop ends the watcher too
- * }
- * ```
  */
 export interface WatcherOptions {
   /** Ends the watcher: the generator throws `signal.reason`. Default: none (runs until `return()`). */
@@ -204,10 +134,9 @@ export interface WatcherOptions {
   /**
    * Use a streaming list (`sendInitialEvents=true`, served from the watch
    * cache: no large LIST response to hold) instead of LIST, as client-go does
-   * since 1.35. A server that refuses it (before 1.27, the `WatchList` gate
-   * off, an aggregated API without it) costs one refused request: then LIST
-   * and WATCH, remembered for that server in the process. Set `false` to
-   * always LIST. Default: `true`.
+   * since 1.35. A server that refuses it (see `StreamingListUnsupportedError`)
+   * costs one refused request: then LIST and WATCH, remembered for that
+   * server in the process. Set `false` to always LIST. Default: `true`.
    */
   useStreamingList?: boolean;
   /**

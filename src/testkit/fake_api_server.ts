@@ -28,19 +28,27 @@ import type {
  * Served: `GET` lists and watches (`/api/v1/...`, `/apis/GROUP/VERSION/...`,
  * all namespaces or one), `GET`, `POST`, `PUT` and `DELETE` of objects.
  *
- * @example
+ * @example Serve objects and read them back over HTTP
  * ```ts
+ * import assert from "node:assert/strict";
+ * import type { KubeList } from "../../mod.ts";
  * import { FakeApiServer } from "../../testkit.ts";
  *
  * const server = await FakeApiServer.start();
  * try {
- *   server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "fx" } });
+ *   server.create({
+ *     apiVersion: "v1",
+ *     kind: "ConfigMap",
+ *     metadata: { name: "a", namespace: "fx" },
+ *   });
  *   const res = await fetch(`${server.url}/api/v1/namespaces/fx/configmaps`);
- *   const list = await res.json();
- *   console.log(list.items.length, list.metadata.resourceVersion); // 1 "2"
- *   server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+ *   const list: KubeList = await res.json();
+ *   assert.equal(list.kind, "ConfigMapList");
+ *   assert.deepEqual(list.items.map((cm) => cm.metadata.name), ["a"]);
+ *   assert.equal(list.metadata.resourceVersion, server.resourceVersion);
+ *   assert.equal(server.requests.at(-1)?.verb, "list");
  * } finally {
- *   await server.close();
+ *   await server.close(); // no socket or timer left behind
  * }
  * ```
  */
@@ -56,14 +64,6 @@ export class FakeApiServer {
 
   /**
    * Starts a server; resolves once it listens.
-   *
-   * @example
-   * ```ts
-   * import { FakeApiServer } from "../../testkit.ts";
-   * const server = await FakeApiServer.start({ maxWatchMs: 2_000, tokens: ["t0k3n"] });
-   * console.log(server.url); // http://127.0.0.1:PORT
-   * await server.close();
-   * ```
    */
   static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
     const resolved = resolveOptions(options);
@@ -165,12 +165,36 @@ export class FakeApiServer {
   /**
    * Adds a fault rule (see {@linkcode FaultRule}); rules are tried in order.
    *
-   * @example
+   * @example A reflector relists after a 410 ERROR event
    * ```ts
+   * import assert from "node:assert/strict";
+   * import {
+   *   Indexer,
+   *   isExpired,
+   *   KubeClient,
+   *   metaNamespaceKeyFunc,
+   *   Reflector,
+   *   resourceListerWatcher,
+   * } from "../../mod.ts";
    * import { FakeApiServer } from "../../testkit.ts";
+   *
    * const server = await FakeApiServer.start();
-   * server.inject({ verb: "list", fault: { kind: "status", code: 429, retryAfterSeconds: 1 } });
-   * server.inject({ verb: "watch", times: Infinity, fault: { kind: "chunked", chunkSize: 1 } });
+   * const gone = server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+   * const client = new KubeClient({ server: server.url });
+   * const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
+   * const errors: unknown[] = [];
+   * const reflector = new Reflector(lw, new Indexer(metaNamespaceKeyFunc), {
+   *   useStreamingList: false,
+   *   backoff: { initialMs: 10 }, // a 410 right after the list waits the backoff before relisting
+   *   onError: (err) => errors.push(err),
+   * });
+   * const ac = new AbortController();
+   * const done = reflector.run({ signal: ac.signal });
+   * await server.waitForRequests((r) => r.verb === "list", { count: 2 }); // the relist
+   * assert.equal(gone.fired, 1);
+   * assert.ok(errors.some(isExpired));
+   * ac.abort();
+   * await done;
    * await server.close();
    * ```
    */
@@ -204,15 +228,6 @@ export class FakeApiServer {
    * `expiredWatch: "status"`), while exact lists at older versions still
    * succeed from "etcd" until `compact()`. Open watches are not ended; call
    * `endWatches()` for that.
-   *
-   * @example
-   * ```ts
-   * import { FakeApiServer } from "../../testkit.ts";
-   * const server = await FakeApiServer.start();
-   * server.restartWatchCache();
-   * server.endWatches();
-   * await server.close();
-   * ```
    */
   restartWatchCache(): void {
     this.#s.store.restartWatchCache();
@@ -250,14 +265,6 @@ export class FakeApiServer {
   /**
    * Resolves when `condition()` holds; it is checked now and after every
    * request, watch start or end, and write.
-   *
-   * @example
-   * ```ts
-   * import { FakeApiServer } from "../../testkit.ts";
-   * const server = await FakeApiServer.start();
-   * await server.waitFor(() => server.openWatches === 0, { timeoutMs: 1_000 });
-   * await server.close();
-   * ```
    */
   waitFor(condition: () => boolean, options?: WaitOptions): Promise<void> {
     return this.#s.waiters.wait(condition, "a condition", options);
@@ -276,19 +283,6 @@ export class FakeApiServer {
   /**
    * Resolves with the logged requests matching `predicate` (with `seq`
    * above `since`, default 0) once there are `count` (default 1).
-   *
-   * @example
-   * ```ts
-   * import { FakeApiServer } from "../../testkit.ts";
-   * const server = await FakeApiServer.start();
-   * const since = server.requestCount;
-   * const waiting = server.waitForRequests((r) => r.verb === "list", { since, timeoutMs: 2_000 });
-   * const res = await fetch(`${server.url}/api/v1/configmaps`);
-   * await res.body?.cancel();
-   * const [list] = await waiting;
-   * console.log(list.path); // /api/v1/configmaps
-   * await server.close();
-   * ```
    */
   async waitForRequests(
     predicate: (request: RecordedRequest) => boolean,

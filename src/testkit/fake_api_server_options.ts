@@ -8,17 +8,6 @@ import type { ResourceDefinition } from "./types.ts";
 
 /**
  * Options of `FakeApiServer.start`. Every field is optional.
- *
- * @example
- * ```ts
- * import type { FakeApiServerOptions } from "./fake_api_server_options.ts";
- * const options: FakeApiServerOptions = {
- *   maxWatchMs: 2_000,        // watches end (with a bookmark) after 2 s whatever the client asks
- *   historySize: 50,          // a watch from 50+ changes ago gets 410
- *   tooLargeDelayMs: 100,     // a list at a future resourceVersion answers 504 after 100 ms
- *   tokens: ["s3cret"],       // other bearer tokens get 401
- * };
- * ```
  */
 export interface FakeApiServerOptions {
   /** Port to listen on. Default: `0` (a free port). */
@@ -59,13 +48,6 @@ export interface FakeApiServerOptions {
 
 /**
  * The options with their defaults applied.
- *
- * @example
- * ```ts
- * import { type ResolvedOptions, resolveOptions } from "./fake_api_server_options.ts";
- * const resolved: ResolvedOptions = resolveOptions({ historySize: 50 });
- * console.log(resolved.hostname, resolved.port, resolved.historySize); // 127.0.0.1 0 50
- * ```
  */
 export interface ResolvedOptions {
   port: number;
@@ -81,17 +63,6 @@ export interface ResolvedOptions {
 
 /**
  * Applies the defaults; throws `RangeError`/`TypeError` on an invalid value.
- *
- * @example
- * ```ts
- * import { resolveOptions } from "./fake_api_server_options.ts";
- * console.log(resolveOptions({}).behaviour.expiredWatch); // event
- * try {
- *   resolveOptions({ port: 70_000 });
- * } catch (err) {
- *   console.log(err instanceof RangeError); // true
- * }
- * ```
  */
 export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
   const {

@@ -16,13 +16,6 @@
  * JSON `Status` the real server sends for that code (410 `Expired`, 429
  * `TooManyRequests` with `details.retryAfterSeconds`, 500 `InternalError`,
  * 503 `ServiceUnavailable`, 504 `Timeout`...).
- *
- * @example
- * ```ts
- * import type { StatusFault } from "./fault.ts";
- * const proxyDown: StatusFault = { kind: "status", code: 503, body: "html" };
- * const vague: StatusFault = { kind: "status", code: 429, body: "text", retryAfter: "soon" };
- * ```
  */
 export interface StatusFault {
   /** Selects this fault. */
@@ -51,12 +44,6 @@ export interface StatusFault {
 /**
  * Watch: send `afterEvents` events, then end the response cleanly (with
  * `afterEvents: 0`, a short watch). List: half the body, then a clean end.
- *
- * @example
- * ```ts
- * import type { CloseFault } from "./fault.ts";
- * const shortWatch: CloseFault = { kind: "close" };
- * ```
  */
 export interface CloseFault {
   /** Selects this fault. */
@@ -69,12 +56,6 @@ export interface CloseFault {
  * Send the headers (and `afterEvents` events; for a list, half the body),
  * then nothing, never ending, until the client gives up or the server
  * closes: a half-open connection as the client sees it.
- *
- * @example
- * ```ts
- * import type { StallFault } from "./fault.ts";
- * const silent: StallFault = { kind: "stall", afterEvents: 2 };
- * ```
  */
 export interface StallFault {
   /** Selects this fault. */
@@ -87,12 +68,6 @@ export interface StallFault {
  * Watch: after `afterEvents` events, send an ERROR event carrying the
  * Status for `code`, then end. Other requests: answered like a
  * {@linkcode StatusFault} with that code.
- *
- * @example
- * ```ts
- * import type { ErrorEventFault } from "./fault.ts";
- * const gone: ErrorEventFault = { kind: "error-event", code: 410, afterEvents: 3 };
- * ```
  */
 export interface ErrorEventFault {
   /** Selects this fault. */
@@ -110,12 +85,6 @@ export interface ErrorEventFault {
  * (garbage, a truncated line, an HTML page, an event of the wrong kind),
  * then go on with the stream or end it. List: answer 200 with these bytes
  * as the body.
- *
- * @example
- * ```ts
- * import type { RawFault } from "./fault.ts";
- * const truncated: RawFault = { kind: "raw", data: '{"type":"ADDED","obj', then: "close" };
- * ```
  */
 export interface RawFault {
   /** Selects this fault. */
@@ -132,13 +101,6 @@ export interface RawFault {
  * Write this response's body (watch or list) in chunks of `chunkSize`
  * bytes, splitting anywhere (inside multi-byte UTF-8 characters too), each
  * chunk flushed on its own, with a turn of the event loop before the next.
- *
- * @example
- * ```ts
- * import type { ChunkedFault } from "./fault.ts";
- * const bytewise: ChunkedFault = { kind: "chunked", chunkSize: 1 };
- * const jagged: ChunkedFault = { kind: "chunked", chunkSize: "random", seed: 42, maxChunkSize: 7 };
- * ```
  */
 export interface ChunkedFault {
   /** Selects this fault. */
@@ -161,12 +123,6 @@ export interface ChunkedFault {
  * its caller (Deno's fetch does). So while a request-time reset rule is
  * armed, the server makes every connection serve one request only: the
  * reset always meets a new connection, and every client sees it.
- *
- * @example
- * ```ts
- * import type { ResetFault } from "./fault.ts";
- * const refusedMidWatch: ResetFault = { kind: "reset", afterEvents: 5 };
- * ```
  */
 export interface ResetFault {
   /** Selects this fault. */
@@ -177,13 +133,6 @@ export interface ResetFault {
 
 /**
  * One fault.
- *
- * @example
- * ```ts
- * import type { Fault } from "./fault.ts";
- * const tooMany: Fault = { kind: "status", code: 429, retryAfterSeconds: 2 };
- * const gone: Fault = { kind: "error-event", code: 410, afterEvents: 3 };
- * ```
  */
 export type Fault =
   | StatusFault
@@ -196,12 +145,6 @@ export type Fault =
 
 /**
  * The requests a rule applies to (`"any"`: all).
- *
- * @example
- * ```ts
- * import type { FaultVerb } from "./fault.ts";
- * const verb: FaultVerb = "watch";
- * ```
  */
 export type FaultVerb = "list" | "watch" | "get" | "create" | "update" | "delete" | "any";
 
@@ -209,18 +152,6 @@ export type FaultVerb = "list" | "watch" | "get" | "create" | "update" | "delete
  * A rule: which requests get which fault, how many times. Rules are tried
  * in the order they were injected; the first that matches is used and
  * counts one use.
- *
- * @example
- * ```ts
- * import type { FaultRule } from "./fault.ts";
- * const rule: FaultRule = { verb: "watch", resource: "configmaps", times: 2, fault: { kind: "close" } };
- * const poison: FaultRule = {
- *   verb: "watch",
- *   resourceVersion: "7",
- *   times: Infinity,
- *   fault: { kind: "raw", data: "garbage\n", then: "close" },
- * };
- * ```
  */
 export interface FaultRule {
   /** Default: `"any"`. */
@@ -243,16 +174,6 @@ export interface FaultRule {
 
 /**
  * The handle {@linkcode FakeApiServer.inject} returns.
- *
- * @example
- * ```ts
- * import { FakeApiServer } from "../../testkit.ts";
- * const server = await FakeApiServer.start();
- * const injected = server.inject({ verb: "list", fault: { kind: "status", code: 500 } });
- * console.log(injected.fired, injected.remaining); // 0 1
- * injected.cancel();
- * await server.close();
- * ```
  */
 export interface InjectedFault {
   /** The rule as injected. */

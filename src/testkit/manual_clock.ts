@@ -18,16 +18,36 @@ function settle(): Promise<void> {
  * every timer that falls due, in order, moving `now()` to each one's time
  * and letting the code it wakes run before the next.
  *
- * @example
+ * @example Drive an informer's resync without waiting
  * ```ts
- * import { ManualClock } from "./manual_clock.ts";
+ * import assert from "node:assert/strict";
+ * import { Informer, KubeClient, resourceListerWatcher } from "../../mod.ts";
+ * import { FakeApiServer, ManualClock } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ streamingList: true });
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "fx" },
+ * });
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "v1",
+ *   resource: "configmaps",
+ * });
  * const clock = new ManualClock();
- * const fired: number[] = [];
- * clock.setTimeout(() => fired.push(clock.now()), 1_000);
- * await clock.advance(999);
- * console.log(fired.length); // 0
- * await clock.advance(1);
- * console.log(fired); // [ 1000 ]
+ * const informer = new Informer(lw, { name: "configmaps", resyncPeriodMs: 60_000, clock });
+ * let resyncs = 0;
+ * informer.addEventHandler({ onUpdate: (oldObj, obj) => void (oldObj === obj && resyncs++) });
+ * const ac = new AbortController();
+ * const done = informer.run({ signal: ac.signal });
+ * await informer.waitForSync();
+ * await clock.advance(59_999);
+ * assert.equal(resyncs, 0);
+ * await clock.advance(1); // the resync period has passed: every object is delivered again
+ * assert.equal(resyncs, 1);
+ * ac.abort();
+ * await done;
+ * await server.close();
  * ```
  */
 export class ManualClock implements Clock {

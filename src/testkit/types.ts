@@ -10,14 +10,6 @@
  * `v1 pods`, `v1 namespaces` (cluster-scoped) and `apps/v1 deployments`
  * are known from the start; add others with
  * {@linkcode FakeApiServer.addResource}.
- *
- * @example
- * ```ts
- * import type { ResourceDefinition } from "./types.ts";
- * const widgets: ResourceDefinition = {
- *   group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true,
- * };
- * ```
  */
 export interface ResourceDefinition {
   /** API group, `""` for the core group (`/api/v1`). */
@@ -34,12 +26,6 @@ export interface ResourceDefinition {
 
 /**
  * Names one object: its type by `apiVersion` and `kind`, and its key.
- *
- * @example
- * ```ts
- * import type { ObjectRef } from "./types.ts";
- * const ref: ObjectRef = { apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "cm1" };
- * ```
  */
 export interface ObjectRef {
   /** `"v1"`, `"apps/v1"`... */
@@ -54,12 +40,6 @@ export interface ObjectRef {
 
 /**
  * Selects the objects of one resource, optionally in one namespace.
- *
- * @example
- * ```ts
- * import type { ObjectsQuery } from "./types.ts";
- * const query: ObjectsQuery = { resource: "configmaps", namespace: "fx" };
- * ```
  */
 export interface ObjectsQuery {
   /** Plural resource name, such as `"configmaps"`. */
@@ -73,23 +53,11 @@ export interface ObjectsQuery {
 /**
  * What a request asked for, as the API server's request-info resolver
  * names it (`"unknown"`: anything else, such as a path outside the API).
- *
- * @example
- * ```ts
- * import type { RequestVerb } from "./types.ts";
- * const verb: RequestVerb = "list";
- * ```
  */
 export type RequestVerb = "list" | "watch" | "get" | "create" | "update" | "delete" | "unknown";
 
 /**
  * One request the fake API server received, in arrival order.
- *
- * @example
- * ```ts
- * import type { RecordedRequest } from "./types.ts";
- * const isConfigMapWatch = (r: RecordedRequest) => r.verb === "watch" && r.resource === "configmaps";
- * ```
  */
 export interface RecordedRequest {
   /** Arrival number since the server started (1, 2, ...); `clearRequests` does not reset it. */
@@ -124,12 +92,6 @@ export interface RecordedRequest {
 
 /**
  * How long a `waitFor...` call may wait.
- *
- * @example
- * ```ts
- * import type { WaitOptions } from "./types.ts";
- * const options: WaitOptions = { timeoutMs: 2_000, signal: AbortSignal.timeout(5_000) };
- * ```
  */
 export interface WaitOptions {
   /** Rejects with `signal.reason` when aborted. Default: none. */

@@ -10,16 +10,27 @@ const TOKEN = /^[\x21-\x7e]+$/;
  * once after a 401, so a provider backed by a file or an exec plugin can
  * fetch a new credential. Return `undefined` to send no token.
  *
- * @example
+ * @example A rotated token, re-read after a 401
  * ```ts
- * import { KubeClient, type TokenProvider } from "./kube_client.ts";
- * let token = "initial-token";
- * const provider: TokenProvider = ({ refresh }) => {
- *   if (refresh) token = "rotated-token"; // e.g. re-read a projected token file
- *   return token;
+ * import assert from "node:assert/strict";
+ * import { KubeClient, type TokenProvider } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ tokens: ["old"] });
+ * let onDisk = "old"; // say, a projected service account token file
+ * let cached: string | undefined;
+ * const token: TokenProvider = ({ refresh }) => {
+ *   if (refresh || cached === undefined) cached = onDisk; // re-read only when needed
+ *   return cached;
  * };
- * const client = new KubeClient({ server: "https://10.0.0.1:6443", token: provider });
- * console.log(client.server.host); // 10.0.0.1:6443
+ * const client = new KubeClient({ server: server.url, token });
+ * await client.requestJson("/api/v1/pods");
+ * onDisk = "new";
+ * server.setTokens(["new"]); // the old token is revoked
+ * await client.requestJson("/api/v1/pods"); // 401, then one retry with a refreshed token
+ * assert.equal(cached, "new");
+ * assert.deepEqual(server.requests.slice(-2).map((r) => r.status), [401, 200]);
+ * await server.close();
  * ```
  */
 export type TokenProvider = (context: {
@@ -29,19 +40,6 @@ export type TokenProvider = (context: {
 
 /**
  * Options of {@linkcode KubeClient}.
- *
- * @example
- * ```ts
- * import { KubeClient, type KubeClientOptions } from "./kube_client.ts";
- * const options: KubeClientOptions = {
- *   server: "https://10.0.0.1:6443",
- *   token: "s3cret",
- *   headers: { "x-request-source": "docs" },
- *   userAgent: "my-controller/1.0",
- * };
- * const client = new KubeClient(options);
- * console.log(client.server.href); // https://10.0.0.1:6443/
- * ```
  */
 export interface KubeClientOptions {
   /** The API server's base URL, e.g. `"https://10.0.0.1:6443"` or `"http://127.0.0.1:8001"` (kubectl proxy). Required. */
@@ -58,13 +56,6 @@ export interface KubeClientOptions {
 
 /**
  * What `GET /version` answers (the fields the reflector uses; the server sends more).
- *
- * @example
- * ```ts
- * import type { ServerVersion } from "./kube_client.ts";
- * const v: ServerVersion = { major: "1", minor: "37", gitVersion: "v1.37.2" };
- * console.log(v.gitVersion); // v1.37.2
- * ```
  */
 export interface ServerVersion {
   /** `"1"`. */
@@ -77,16 +68,6 @@ export interface ServerVersion {
 
 /**
  * Options of one {@linkcode KubeClient.request}.
- *
- * @example
- * ```ts
- * import { KubeClient, type KubeRequestOptions } from "./kube_client.ts";
- * const fakeFetch = () => Promise.resolve(new Response('{"items":[]}'));
- * const client = new KubeClient({ server: "http://127.0.0.1:8001", fetch: fakeFetch });
- * const options: KubeRequestOptions = { query: { labelSelector: "app=web", limit: "50" } };
- * const list = await client.requestJson<{ items: unknown[] }>("/api/v1/pods", options);
- * console.log(list.items.length); // 0
- * ```
  */
 export interface KubeRequestOptions {
   /** HTTP method. Default: `"GET"`. */
@@ -114,17 +95,30 @@ export interface KubeRequestOptions {
  * `signal.reason`. On a 401 it asks a token provider for a fresh token once
  * and retries. Redirects are refused, never followed (`redirect: "manual"`):
  * a 3xx answer, an opaque redirect, or a response a custom `fetch` reached
- * by following one rejects with a {@linkcode KubeRedirectError}, so the
- * credentials never go to, and no object ever comes from, another
- * endpoint. The token is held privately: it never appears in an error, in
+ * by following one rejects with a {@linkcode KubeRedirectError}: a
+ * kubeconfig `server` must be the API server itself, so the credentials
+ * never go to, and no object ever comes from, another endpoint. The token is held privately: it never appears in an error, in
  * `JSON.stringify(client)` or in `inspect` output.
  *
- * @example
+ * @example Read objects; the token never shows
  * ```ts
- * import { KubeClient } from "./kube_client.ts";
- * const client = new KubeClient({ server: "http://127.0.0.1:8001", token: () => "secret" });
- * const res = await client.request("/api/v1/namespaces/default/configmaps", { query: { limit: "1" } });
- * console.log((await res.json()).items.length);
+ * import assert from "node:assert/strict";
+ * import { KubeClient, type KubeList } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start({ tokens: ["s3cret"] });
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "default" },
+ * });
+ * const client = new KubeClient({ server: server.url, token: "s3cret" });
+ * const path = "/api/v1/namespaces/default/configmaps";
+ * const list = await client.requestJson<KubeList>(path, { query: { limit: "10" } });
+ * assert.deepEqual(list.items.map((cm) => cm.metadata.name), ["a"]);
+ * assert.equal((await client.version()).gitVersion, "v1.20.2");
+ * assert.equal(JSON.stringify(client), JSON.stringify({ server: `${server.url}/` }));
+ * await server.close();
  * ```
  */
 export class KubeClient {

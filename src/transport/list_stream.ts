@@ -3,15 +3,6 @@ import type { KubeList, KubeObject } from "../api/types.ts";
 
 /**
  * Options of {@linkcode decodeListStream}.
- *
- * @example
- * ```ts
- * import { decodeListStream, type DecodeListStreamOptions } from "./list_stream.ts";
- * const body = new Response('{"metadata":{"resourceVersion":"3"},"items":[]}').body!;
- * const options: DecodeListStreamOptions = { maxItemLength: 2 * 1024 * 1024 }; // 2 Mi code units
- * const list = await decodeListStream(body, options);
- * console.log(list.metadata.resourceVersion); // 3
- * ```
  */
 export interface DecodeListStreamOptions {
   /** Cancels the body and rejects with `signal.reason`. Default: none. */
@@ -19,7 +10,7 @@ export interface DecodeListStreamOptions {
   /**
    * The longest item of `items` (or other top-level member, such as
    * `metadata`) accepted, in UTF-16 code units. A longer one is taken for
-   * garbage (etcd refuses objects above 1.5 MiB). Default: `33_554_432` (32 Mi).
+   * garbage, as in `WatchStreamOptions.maxEventLength`. Default: `33_554_432` (32 Mi).
    */
   maxItemLength?: number;
 }
@@ -30,13 +21,6 @@ export interface DecodeListStreamOptions {
  * (`truncated`), JSON but not a list object (`shape`), an item longer
  * than `maxItemLength` (`too-long`), or bytes that are not valid UTF-8
  * (`encoding`).
- *
- * @example
- * ```ts
- * import { ListDecodeError, type ListDecodeProblem } from "./list_stream.ts";
- * const problem: ListDecodeProblem = "truncated";
- * console.log(new ListDecodeError(problem, 120, 3).problem); // truncated
- * ```
  */
 export type ListDecodeProblem = "syntax" | "truncated" | "shape" | "too-long" | "encoding";
 
@@ -45,13 +29,6 @@ export type ListDecodeProblem = "syntax" | "truncated" | "shape" | "too-long" | 
  * content is never quoted (it could be a Secret); `offset` (in UTF-16 code
  * units from the start of the body) and `items` (how many items had been
  * decoded) locate the problem.
- *
- * @example
- * ```ts
- * import { ListDecodeError } from "./list_stream.ts";
- * const err = new ListDecodeError("syntax", 1024, 7);
- * console.log(err.message); // malformed list body: not valid JSON (at character 1024, after 7 items)
- * ```
  */
 export class ListDecodeError extends Error {
   /** What was wrong with the body. */
@@ -440,14 +417,28 @@ class ListScanner {
  * `signal.reason`. The function owns the body: it reads it to its end or
  * cancels it.
  *
- * @example
+ * @example Decode a list body, whatever its chunks
  * ```ts
- * import { decodeListStream } from "./list_stream.ts";
- * const body = new Response(
- *   '{"kind":"ConfigMapList","metadata":{"resourceVersion":"7"},"items":[{"metadata":{"name":"a"}}]}',
- * ).body!;
+ * import assert from "node:assert/strict";
+ * import { decodeListStream } from "../../mod.ts";
+ *
+ * const sent = {
+ *   kind: "ConfigMapList",
+ *   metadata: { resourceVersion: "7" },
+ *   items: [{ metadata: { name: "é" } }],
+ * };
+ * const bytes = new TextEncoder().encode(JSON.stringify(sent));
+ * const cut = bytes.indexOf(0xc3) + 1; // inside the two bytes of "é"
+ * const body = new ReadableStream<Uint8Array>({
+ *   start(controller) {
+ *     controller.enqueue(bytes.subarray(0, cut));
+ *     controller.enqueue(bytes.subarray(cut));
+ *     controller.close();
+ *   },
+ * });
  * const list = await decodeListStream(body);
- * console.log(list.kind, list.items[0].metadata?.name); // ConfigMapList a
+ * assert.equal(list.metadata.resourceVersion, "7");
+ * assert.equal(list.items[0].metadata.name, "é");
  * ```
  */
 export async function decodeListStream<T extends KubeObject = KubeObject>(

@@ -3,14 +3,6 @@ import type { ServerFeatures } from "./server_features.ts";
 
 /**
  * Options of one list call (one page).
- *
- * @example
- * ```ts
- * import type { ListOptions } from "./lister_watcher.ts";
- * const fromCache: ListOptions = { resourceVersion: "0", limit: 500 };
- * const nextPage: ListOptions = { limit: 500, continue: "eyJ2IjoibWV0YS5rOHMuaW8vdjEi..." };
- * const consistent: ListOptions = { resourceVersion: "", signal: new AbortController().signal };
- * ```
  */
 export interface ListOptions {
   /** `"0"` (any version, from the server's cache), `""` (a consistent read), or a version not to go below. Default: `""`. */
@@ -27,21 +19,6 @@ export interface ListOptions {
 
 /**
  * Options of one watch call.
- *
- * @example
- * ```ts
- * import type { WatchOptions } from "./lister_watcher.ts";
- * const resume: WatchOptions = {
- *   resourceVersion: "1234",
- *   timeoutSeconds: 300,
- *   allowWatchBookmarks: true,
- * };
- * const streamingList: WatchOptions = {
- *   sendInitialEvents: true,
- *   resourceVersionMatch: "NotOlderThan",
- *   allowWatchBookmarks: true,
- * };
- * ```
  */
 export interface WatchOptions {
   /** Start after this version (`""` or `"0"`: from the current state). Default: `""`. */
@@ -69,15 +46,6 @@ export interface WatchOptions {
  * The two calls a reflector needs from a resource. `watch` yields decoded
  * events; a failure to start rejects the first `next()`. Implementations must
  * honour `signal` (abort rejects with `signal.reason` and releases the body).
- *
- * @example
- * ```ts
- * import type { ListerWatcher } from "./lister_watcher.ts";
- * const empty: ListerWatcher = {
- *   list: () => Promise.resolve({ metadata: { resourceVersion: "1" }, items: [] }),
- *   async *watch() {},
- * };
- * ```
  */
 export interface ListerWatcher<T extends KubeObject = KubeObject> {
   /**

@@ -10,23 +10,6 @@ import { watchBatches } from "./watch_stream.ts";
 
 /**
  * Options of {@linkcode resourceListerWatcher}.
- *
- * @example
- * ```ts
- * import { KubeClient } from "./kube_client.ts";
- * import {
- *   resourceListerWatcher,
- *   type ResourceListerWatcherOptions,
- * } from "./resource_lister_watcher.ts";
- * const options: ResourceListerWatcherOptions = {
- *   apiVersion: "apps/v1",
- *   resource: "deployments",
- *   namespace: "prod",
- *   labelSelector: "app=web",
- *   metadataOnly: true,
- * };
- * const lw = resourceListerWatcher(new KubeClient({ server: "http://127.0.0.1:8001" }), options);
- * ```
  */
 export interface ResourceListerWatcherOptions {
   /** `"v1"` for core resources, `"GROUP/VERSION"` otherwise. Required. */
@@ -108,13 +91,32 @@ function checkList<T extends KubeObject>(
  * {@linkcode KubeStatusError} that Status stands for. List items are not
  * judged (the watcher reports and drops those that are not objects).
  *
- * @example
+ * @example List, then watch from the list's version
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KubeClient, resourceListerWatcher } from "../../mod.ts";
- * const client = new KubeClient({ server: "http://127.0.0.1:8001" });
- * const lw = resourceListerWatcher(client, { apiVersion: "apps/v1", resource: "deployments", namespace: "prod" });
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start();
+ * const web = {
+ *   apiVersion: "apps/v1",
+ *   kind: "Deployment",
+ *   metadata: { name: "web", namespace: "prod" },
+ * };
+ * server.create(web);
+ * const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+ *   apiVersion: "apps/v1",
+ *   resource: "deployments",
+ *   namespace: "prod",
+ * });
  * const list = await lw.list({ resourceVersion: "0", limit: 500 });
- * console.log(list.metadata.resourceVersion, list.items.length);
+ * assert.deepEqual(list.items.map((d) => d.metadata.name), ["web"]);
+ * server.delete(web);
+ * for await (const ev of lw.watch({ resourceVersion: list.metadata.resourceVersion })) {
+ *   assert.equal(ev.type, "DELETED");
+ *   break; // leaving the loop closes the watch
+ * }
+ * await server.close();
  * ```
  */
 export function resourceListerWatcher<T extends KubeObject = KubeObject>(

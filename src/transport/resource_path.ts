@@ -1,17 +1,5 @@
 /**
  * Which resource a request is about.
- *
- * @example
- * ```ts
- * import { resourcePath, type ResourceRef } from "./resource_path.ts";
- * const ref: ResourceRef = {
- *   apiVersion: "apps/v1",
- *   resource: "deployments",
- *   namespace: "prod",
- *   name: "web",
- * };
- * console.log(resourcePath(ref)); // /apis/apps/v1/namespaces/prod/deployments/web
- * ```
  */
 export interface ResourceRef {
   /** `"v1"` for the core group, `"GROUP/VERSION"` otherwise (`"apps/v1"`). */
@@ -41,11 +29,26 @@ function checkSegment(label: string, value: string): string {
  *
  * @example
  * ```ts
- * import { resourcePath } from "./resource_path.ts";
- * resourcePath({ apiVersion: "v1", resource: "configmaps", namespace: "default" });
- * // "/api/v1/namespaces/default/configmaps"
- * resourcePath({ apiVersion: "apps/v1", resource: "deployments" });
- * // "/apis/apps/v1/deployments"
+ * import assert from "node:assert/strict";
+ * import { resourcePath } from "../../mod.ts";
+ *
+ * assert.equal(
+ *   resourcePath({ apiVersion: "v1", resource: "configmaps", namespace: "default" }),
+ *   "/api/v1/namespaces/default/configmaps",
+ * );
+ * assert.equal(
+ *   resourcePath({
+ *     apiVersion: "apps/v1",
+ *     resource: "deployments",
+ *     namespace: "prod",
+ *     name: "web",
+ *   }),
+ *   "/apis/apps/v1/namespaces/prod/deployments/web",
+ * );
+ * assert.throws(
+ *   () => resourcePath({ apiVersion: "v1", resource: "pods", namespace: "../x" }),
+ *   TypeError,
+ * );
  * ```
  */
 export function resourcePath(ref: ResourceRef): string {

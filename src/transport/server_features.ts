@@ -4,13 +4,6 @@
  * {@linkcode serverFeatures}): a server that refused a streaming list is
  * not asked again, and one seen sending periodic bookmarks gets a short
  * idle deadline. Plain data; the watcher reads and updates it.
- *
- * @example
- * ```ts
- * import { serverFeatures } from "./server_features.ts";
- * const features = serverFeatures("https://10.0.0.1:6443");
- * console.log(features.streamingList); // undefined: not known yet
- * ```
  */
 export interface ServerFeatures {
   /** `false` once the server refused a streaming list, `true` once one worked; `undefined`: not known yet. */
@@ -30,13 +23,6 @@ const registry = new Map<string, ServerFeatures>();
 /**
  * The process-wide {@linkcode ServerFeatures} record of the API server at
  * `server` (one record per origin and path prefix, created on first use).
- *
- * @example
- * ```ts
- * import { serverFeatures } from "./server_features.ts";
- * serverFeatures("https://10.0.0.1:6443/").streamingList = false;
- * console.log(serverFeatures(new URL("https://10.0.0.1:6443")).streamingList); // false
- * ```
  */
 export function serverFeatures(server: string | URL): ServerFeatures {
   const url = new URL(server);

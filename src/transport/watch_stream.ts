@@ -5,15 +5,6 @@ import type { KubeObject, WatchEvent } from "../api/types.ts";
 
 /**
  * Options of {@linkcode watchStream}.
- *
- * @example
- * ```ts
- * import { watchStream, type WatchStreamOptions } from "./watch_stream.ts";
- * const line = '{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"5"}}}\n';
- * const body = new Response(line).body!;
- * const options: WatchStreamOptions = { maxEventLength: 2 * 1024 * 1024 }; // 2 Mi code units
- * for await (const ev of watchStream(body, options)) console.log(ev.type); // BOOKMARK
- * ```
  */
 export interface WatchStreamOptions {
   /** Cancels the body and rejects with `signal.reason`. Default: none. */
@@ -80,11 +71,30 @@ function decodeLine<T extends KubeObject>(text: string, line: number): WatchEven
  * fails mid-body throws a {@linkcode KubeNetworkError}. The generator owns
  * the body: `break`, an abort or an error cancels it.
  *
- * @example
+ * @example Decode a watch response
  * ```ts
- * import { watchStream } from "./watch_stream.ts";
- * const body = new Response('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n').body!;
- * for await (const ev of watchStream(body)) console.log(ev.type, ev.object.metadata?.name);
+ * import assert from "node:assert/strict";
+ * import { KubeClient, WatchDecodeError, watchStream } from "../../mod.ts";
+ * import { FakeApiServer } from "../../testkit.ts";
+ *
+ * const server = await FakeApiServer.start();
+ * server.create({
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "a", namespace: "fx" },
+ * });
+ * const client = new KubeClient({ server: server.url });
+ * const query = { watch: "1", resourceVersion: "0" };
+ * const res = await client.request("/api/v1/namespaces/fx/configmaps", { query });
+ * for await (const ev of watchStream(res.body!)) {
+ *   assert.equal(ev.type, "ADDED");
+ *   break; // leaving the loop cancels the body: the watch closes
+ * }
+ * const garbage = new Response('{"type":"ADDED","object":{"metadata":{}}}\n<html>\n').body!;
+ * await assert.rejects(async () => {
+ *   for await (const _ of watchStream(garbage));
+ * }, WatchDecodeError);
+ * await server.close();
  * ```
  */
 export async function* watchStream<T extends KubeObject = KubeObject>(
@@ -103,11 +113,23 @@ export async function* watchStream<T extends KubeObject = KubeObject>(
  * bad line ends the stream with its error after the events before it have
  * been handed out. Same options, errors and body ownership as `watchStream`.
  *
- * @example
+ * @example One array per read
  * ```ts
- * import { watchBatches } from "./watch_stream.ts";
- * const body = new Response('{"type":"ADDED","object":{"metadata":{"name":"a"}}}\n').body!;
- * for await (const batch of watchBatches(body)) console.log(batch.length); // 1
+ * import assert from "node:assert/strict";
+ * import { watchBatches } from "../../mod.ts";
+ *
+ * const line = (name: string) =>
+ *   JSON.stringify({ type: "ADDED", object: { metadata: { name } } }) + "\n";
+ * const reads = [line("a") + line("b") + line("c").slice(0, 9), line("c").slice(9)];
+ * const body = new ReadableStream<Uint8Array>({
+ *   start(controller) {
+ *     for (const read of reads) controller.enqueue(new TextEncoder().encode(read));
+ *     controller.close();
+ *   },
+ * });
+ * const sizes: number[] = [];
+ * for await (const batch of watchBatches(body)) sizes.push(batch.length);
+ * assert.deepEqual(sizes, [2, 1]); // "c" is complete only in the second read
  * ```
  */
 export async function* watchBatches<T extends KubeObject = KubeObject>(
