@@ -11,16 +11,33 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const deno = join(root, "node_modules/.bin/deno");
 const steps = [
-  ["deno check --no-config (what a URL importer gets)", deno, ["check", "--no-config", "mod.ts", "testkit.ts", "kubeconfig.ts"]],
-  ["deno check (all, with JSDoc examples)", deno, ["check", "--doc", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "src/", "tests/", "examples/", "benchmarks/"]],
+  ["deno check --no-config (what a URL importer gets)", deno, ["check", "--no-config", "mod.ts", "testkit.ts", "kubeconfig.ts", "kubeconfig_edge.ts"]],
+  ["deno check (all, with JSDoc examples)", deno, ["check", "--doc", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "kubeconfig_edge.ts", "src/", "tests/", "examples/", "benchmarks/"]],
+  // Runs every JSDoc example: each asserts its result, against the test kit's fake API server on loopback.
+  // (src/kubeconfig and kubeconfig.ts join once their examples run too.)
+  ["deno test --doc (JSDoc examples run)", deno, ["test", "--doc", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "kubeconfig_edge.ts", "src/"]],
   // Every public name documented, no public signature naming a private type (exit 1 on any problem).
-  ["deno doc --lint (the entry points' public API)", deno, ["doc", "--lint", "mod.ts", "testkit.ts", "kubeconfig.ts", "metrics.ts"]],
+  ["deno doc --lint (the entry points' public API)", deno, ["doc", "--lint", "mod.ts", "testkit.ts", "kubeconfig.ts", "metrics.ts", "kubeconfig_edge.ts"]],
   ["deno test", deno, ["test", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "--allow-sys", "tests/"]],
   ["npm build + node test", process.execPath, [join(root, "scripts/build_npm.mjs")]],
+  // The packed tarball's types in fresh projects: strict, skipLibCheck false, nodenext and bundler, lib ES2023
+  // + @types/node / no types at all (Workers-like) / DOM, TypeScript 7, 5.x and 4.7 (cached; about 25 s).
+  ["consumer type check (packed tarball, TypeScript 7 / 5 / 4.7)", process.execPath, [join(root, "scripts/check_consumer_types.mjs")]],
+  // The packed tarball in a fresh project (require/import of every entry point, metadata,
+  // LICENSE, undici an optional peer) and the npm and JSR publish dry runs (about 5-10 s).
+  ["package check (npm tarball, npm and JSR publish dry runs)", process.execPath, [join(root, "scripts/check_package.mjs")]],
+  // Every ts/js code block of the README, run as a program on Node (the npm build) and Deno.
+  ["README examples (Node and Deno)", process.execPath, [join(root, "scripts/check_readme.mjs")]],
   // Bun (devDependency @oven/bun-linux-x64, binary inside the package) against the npm build; no binary = failure.
   ["bun smoke (npm build on Bun)", join(root, "node_modules/@oven/bun-linux-x64/bin/bun"), ["tests/bun/bun_smoke.mjs"]],
   // workerd (devDependency @cloudflare/workerd-linux-64, binary inside the package) runs the npm build's core unbundled; Node drives it.
   ["workerd smoke (npm build on workerd)", process.execPath, ["tests/workerd/workerd_smoke.mjs"]],
+  // kubeconfig/edge + core bundled by esbuild for the browser platform (no warning, no node:*, no undici; sizes
+  // printed), then run on workerd: a kubeconfig from text syncs a Reflector against the FakeApiServer (about 1 s).
+  ["edge bundle (kubeconfig/edge with esbuild, on workerd)", process.execPath, ["tests/workerd/edge_bundle_smoke.mjs"]],
+  // The runtime matrix (npm run matrix): the packed tarball in a fresh project on Node 20/22/24, Deno by URL,
+  // Bun, workerd and edge-runtime; rewrites docs/runtimes.md's table; a runtime that cannot install is skipped.
+  ["runtime matrix (packed tarball on every runtime)", process.execPath, ["scripts/runtime_matrix.mjs"]],
 ];
 // The real-API-server suite (tests/e2e) needs kube-apiserver 1.20.2, built
 // once from Debian's source package and cached outside the repository.
