@@ -136,6 +136,19 @@ export {
 } from "./src/reflector/reflector.ts";
 export { newNamespaceKeyedIndexerAndReflector } from "./src/reflector/namespace_keyed_indexer_and_reflector.ts";
 export type {
+  CheckpointSaved,
+  ReflectorCheckpointOptions,
+  SyncedFrom,
+} from "./src/reflector/reflector_checkpoint.ts";
+export {
+  catchUp,
+  type CatchUpChange,
+  type CatchUpOptions,
+  type CatchUpResult,
+} from "./src/reflector/catch_up.ts";
+export type { CheckpointStorage } from "./src/checkpoint/checkpoint_storage.ts";
+export type { ResourceIdentity } from "./src/transport/resource_identity.ts";
+export type {
   DeletedObject,
   HandlerOptions,
   ResourceEventHandler,

@@ -18,11 +18,20 @@
 //     ends, like a `for await` over an endless stream, fails), printed
 //     something, and wrote nothing to stderr.
 //
-// Usage: node scripts/check_readme.mjs [FILE.md ...]   (default README.md)
+// Usage: node scripts/check_readme.mjs [FILE.md ...]   (default README.md;
+// CHECK_README_VERBOSE=1 also prints what each block printed)
 // Shell blocks (```sh) are not run: the install commands are checked by
 // scripts/check_package.mjs against the packed tarball.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -36,25 +45,60 @@ const PROXY_URL = "http://127.0.0.1:8001";
 // Lines on stderr that are not a snippet's fault: Deno reporting what it
 // downloads, and the one warning a reflector gives when the server refuses
 // streaming lists (the test API server answers as kube-apiserver 1.20 does).
-const EXPECTED_STDERR = /^(Download |Check |Warning Implicitly using latest)|\] watch: streaming lists refused by kube-apiserver /;
+const EXPECTED_STDERR =
+  /^(Download |Check |Warning Implicitly using latest)|\] watch: streaming lists refused by kube-apiserver /;
 
 /** The runnable blocks of a Markdown text: { line, lang, code }. */
 export function codeBlocks(markdown) {
   const blocks = [];
   const lines = markdown.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const open = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)/.exec(lines[i]);
+    const open = /^(\s*)(`{3,}|~{3,})\s*([\w-]*)\s*(\w*)/.exec(lines[i]);
     if (!open) continue;
-    const [, indent, fence, lang] = open;
+    const [, indent, fence, lang, role] = open;
     const body = [];
     let j = i + 1;
     for (; j < lines.length && !lines[j].startsWith(indent + fence); j++) body.push(lines[j]);
     if (["ts", "typescript", "js", "javascript"].includes(lang)) {
-      blocks.push({ line: i + 1, lang, code: body.map((l) => l.slice(indent.length)).join("\n") + "\n" });
+      const code = body.map((l) => l.slice(indent.length)).join("\n") + "\n";
+      blocks.push({ line: i + 1, lang, code: role === "worker" ? asWorkerProgram(code) : code });
     }
     i = j;
   }
   return blocks;
+}
+
+/**
+ * A Worker module (a block fenced as ```ts worker) made a program: its default
+ * export's `fetch` is called with a request for the test API server's
+ * `app=web` objects and an env holding the server's address and an in-memory
+ * KV namespace (Workers KV's get/put/delete); it prints the answer. The same
+ * worker as a file (examples/edge_worker.ts) runs on workerd in CI.
+ */
+function asWorkerProgram(code) {
+  if (!/^export default \{/m.test(code)) {
+    throw new Error("a ```ts worker block must `export default {` a Worker");
+  }
+  return code.replace(/^export default \{/m, "const __worker = {") + `
+// ---- appended by scripts/check_readme.mjs: call the Worker as workerd would ----
+const __kv = new Map<string, ArrayBuffer>();
+const __env = {
+  KUBE_SERVER: "${PROXY_URL}",
+  NAMESPACE: "default",
+  CHECKPOINTS: {
+    get: async (key: string, _type: "arrayBuffer") => __kv.get(key) ?? null,
+    put: async (key: string, value: ArrayBuffer | Uint8Array) => {
+      __kv.set(key, value instanceof Uint8Array ? value.slice().buffer : value);
+    },
+    delete: async (key: string) => void __kv.delete(key),
+  },
+};
+for (let i = 0; i < 2; i++) {
+  const res = await __worker.fetch(new Request("http://worker/?labelSelector=app%3Dweb"), __env);
+  if (res.status !== 200) throw new Error(\`worker answered \${res.status}: \${await res.text()}\`);
+  console.log(await res.text());
+}
+`;
 }
 
 function run(cmd, args, options) {
@@ -79,15 +123,22 @@ function run(cmd, args, options) {
 
 async function main() {
   if (!existsSync(join(npmDir, "esm/mod.js"))) {
-    console.error("check_readme: npm/ is not built; run `node scripts/build_npm.mjs --no-test` first");
+    console.error(
+      "check_readme: npm/ is not built; run `node scripts/build_npm.mjs --no-test` first",
+    );
     process.exit(2);
   }
   const { FakeApiServer } = await import(pathToFileURL(join(npmDir, "esm/testkit.js")).href);
   const { transform } = await import("esbuild");
   const server = await FakeApiServer.start({ maxWatchMs: 60_000 });
-  const cm = (name, data) => ({ apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "default" }, data });
-  server.create(cm("app-config", { mode: "production" }));
-  server.create(cm("feature-flags", { beta: "true" }));
+  const cm = (name, data, labels) => ({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name, namespace: "default", labels },
+    data,
+  });
+  server.create(cm("app-config", { mode: "production" }, { app: "web" }));
+  server.create(cm("feature-flags", { beta: "true" }, { app: "flags" }));
   const pod = (name, labels) => ({
     apiVersion: "v1",
     kind: "Pod",
@@ -121,7 +172,11 @@ async function main() {
   mkdirSync(join(nodeDir, "node_modules"), { recursive: true });
   writeFileSync(join(nodeDir, "package.json"), JSON.stringify({ type: "module", private: true }));
   symlinkSync(npmDir, join(nodeDir, "node_modules/kube-reflector"), "dir");
-  symlinkSync(join(root, "node_modules/prom-client"), join(nodeDir, "node_modules/prom-client"), "dir");
+  symlinkSync(
+    join(root, "node_modules/prom-client"),
+    join(nodeDir, "node_modules/prom-client"),
+    "dir",
+  );
   // Deno: an import map from the package's names to deno.json's entry points.
   const denoDir = join(work, "deno");
   mkdirSync(denoDir);
@@ -143,9 +198,18 @@ async function main() {
         failures++;
       }
       // Deno: type-check every block in one go (one compiler start), then run them unchecked.
-      const denoFiles = blocks.map((block, i) => join(denoDir, `block${i + 1}.${block.lang.startsWith("t") ? "ts" : "js"}`));
-      blocks.forEach((block, i) => writeFileSync(denoFiles[i], block.code.replaceAll(PROXY_URL, server.url)));
-      const check = await run(deno, ["check", "--no-config", `--import-map=${join(denoDir, "import_map.json")}`, ...denoFiles], {
+      const denoFiles = blocks.map((block, i) =>
+        join(denoDir, `block${i + 1}.${block.lang.startsWith("t") ? "ts" : "js"}`)
+      );
+      blocks.forEach((block, i) =>
+        writeFileSync(denoFiles[i], block.code.replaceAll(PROXY_URL, server.url))
+      );
+      const check = await run(deno, [
+        "check",
+        "--no-config",
+        `--import-map=${join(denoDir, "import_map.json")}`,
+        ...denoFiles,
+      ], {
         cwd: denoDir,
         env,
       });
@@ -161,7 +225,11 @@ async function main() {
         const code = block.code.replaceAll(PROXY_URL, server.url);
         const name = `block${i + 1}`;
         const nodeFile = join(nodeDir, `${name}.mjs`);
-        const js = await transform(code, { loader: block.lang.startsWith("t") ? "ts" : "js", format: "esm", target: "es2022" });
+        const js = await transform(code, {
+          loader: block.lang.startsWith("t") ? "ts" : "js",
+          format: "esm",
+          target: "es2022",
+        });
         writeFileSync(nodeFile, js.code);
         const denoFile = denoFiles[i];
         const runs = [
@@ -175,12 +243,15 @@ async function main() {
               "--allow-net=127.0.0.1",
               "--allow-env",
               "--allow-read",
+              `--allow-write=${denoDir}`,
               denoFile,
             ], { cwd: denoDir, env }),
           ],
         ];
         for (const [runtime, r] of runs) {
-          const stderr = r.err.split("\n").filter((l) => l.trim() && !EXPECTED_STDERR.test(l)).join("\n");
+          const stderr = r.err.split("\n").filter((l) => l.trim() && !EXPECTED_STDERR.test(l)).join(
+            "\n",
+          );
           const problem = r.timedOut
             ? `did not finish within ${TIMEOUT_MS / 1000} s`
             : r.code !== 0
@@ -198,6 +269,7 @@ async function main() {
             if (r.err.trim()) console.log(r.err.trim().replace(/^/gm, "  ! "));
           } else {
             console.log(`ok   ${where} on ${runtime} (${r.ms} ms)`);
+            if (process.env.CHECK_README_VERBOSE) console.log(r.out.trim().replace(/^/gm, "  | "));
           }
         }
       }

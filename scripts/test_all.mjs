@@ -11,14 +11,16 @@ import { fileURLToPath } from "node:url";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const deno = join(root, "node_modules/.bin/deno");
 const steps = [
-  ["deno check --no-config (what a URL importer gets)", deno, ["check", "--no-config", "mod.ts", "testkit.ts", "kubeconfig.ts", "kubeconfig_edge.ts"]],
-  ["deno check (all, with JSDoc examples)", deno, ["check", "--doc", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "kubeconfig_edge.ts", "src/", "tests/", "examples/", "benchmarks/"]],
+  ["deno check --no-config (what a URL importer gets)", deno, ["check", "--no-config", "mod.ts", "testkit.ts", "kubeconfig.ts", "kubeconfig_edge.ts", "checkpoint.ts", "checkpoint_file.ts", "checkpoint_deno_kv.ts"]],
+  ["deno check (all, with JSDoc examples)", deno, ["check", "--doc", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "kubeconfig_edge.ts", "checkpoint.ts", "checkpoint_file.ts", "checkpoint_deno_kv.ts", "src/", "tests/", "examples/", "benchmarks/"]],
   // Runs every JSDoc example: each asserts its result, against the test kit's fake API server on loopback.
+  // (--unstable-kv: the Deno KV checkpoint examples open Deno.openKv(":memory:"); TMPDIR: the file ones use os.tmpdir().)
   // (src/kubeconfig and kubeconfig.ts join once their examples run too.)
-  ["deno test --doc (JSDoc examples run)", deno, ["test", "--doc", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "kubeconfig_edge.ts", "src/"]],
+  ["deno test --doc (JSDoc examples run)", deno, ["test", "--doc", "--unstable-kv", "--allow-net=127.0.0.1", "--allow-read", "--allow-write", "--allow-env=TMPDIR,TMP,TEMP", "mod.ts", "testkit.ts", "metrics.ts", "kubeconfig.ts", "kubeconfig_edge.ts", "checkpoint.ts", "checkpoint_file.ts", "checkpoint_deno_kv.ts", "src/"]],
   // Every public name documented, no public signature naming a private type (exit 1 on any problem).
-  ["deno doc --lint (the entry points' public API)", deno, ["doc", "--lint", "mod.ts", "testkit.ts", "kubeconfig.ts", "metrics.ts", "kubeconfig_edge.ts"]],
-  ["deno test", deno, ["test", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "--allow-sys", "tests/"]],
+  ["deno doc --lint (the entry points' public API)", deno, ["doc", "--lint", "mod.ts", "testkit.ts", "kubeconfig.ts", "metrics.ts", "kubeconfig_edge.ts", "checkpoint.ts", "checkpoint_file.ts", "checkpoint_deno_kv.ts"]],
+  // --unstable-kv: tests/checkpoint's Deno KV storage tests (Deno.openKv is unstable in Deno 2).
+  ["deno test", deno, ["test", "--unstable-kv", "--allow-net", "--allow-env", "--allow-read", "--allow-write", "--allow-run", "--allow-sys", "tests/"]],
   ["npm build + node test", process.execPath, [join(root, "scripts/build_npm.mjs")]],
   // The packed tarball's types in fresh projects: strict, skipLibCheck false, nodenext and bundler, lib ES2023
   // + @types/node / no types at all (Workers-like) / DOM, TypeScript 7, 5.x and 4.7 (cached; about 25 s).
@@ -35,6 +37,9 @@ const steps = [
   // kubeconfig/edge + core bundled by esbuild for the browser platform (no warning, no node:*, no undici; sizes
   // printed), then run on workerd: a kubeconfig from text syncs a Reflector against the FakeApiServer (about 1 s).
   ["edge bundle (kubeconfig/edge with esbuild, on workerd)", process.execPath, ["tests/workerd/edge_bundle_smoke.mjs"]],
+  // examples/edge_worker.ts bundled by esbuild, on workerd with a kvNamespace binding (an in-memory KV service on
+  // Node): the first request lists, later ones and scheduled() catch up with no list (under 1 s).
+  ["edge worker example (catch-up from KV, on workerd)", process.execPath, ["tests/workerd/edge_worker_example_smoke.mjs"]],
   // The runtime matrix (npm run matrix): the packed tarball in a fresh project on Node 20/22/24, Deno by URL,
   // Bun, workerd and edge-runtime; rewrites docs/runtimes.md's table; a runtime that cannot install is skipped.
   ["runtime matrix (packed tarball on every runtime)", process.execPath, ["scripts/runtime_matrix.mjs"]],

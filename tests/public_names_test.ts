@@ -5,6 +5,9 @@ import * as testkit from "../testkit.ts";
 import * as kubeconfig from "../kubeconfig.ts";
 import * as kubeconfigEdge from "../kubeconfig_edge.ts";
 import * as metrics from "../metrics.ts";
+import * as checkpoint from "../checkpoint.ts";
+import * as checkpointFile from "../checkpoint_file.ts";
+import * as checkpointDenoKv from "../checkpoint_deno_kv.ts";
 
 // The run-time names each entry point exports, pinned: a name appears here
 // only on purpose (a helper exported from its module for another module's
@@ -40,6 +43,7 @@ const CORE = [
   "WATCHER_DEFAULTS",
   "WatchDecodeError",
   "WatchIdleTimeoutError",
+  "catchUp",
   "decodeListStream",
   "deletionHandlingMetaNamespaceKeyFunc",
   "dropManagedFields",
@@ -103,6 +107,20 @@ const METRICS = [
   "prometheusMetrics",
 ];
 
+const CHECKPOINT = [
+  "CheckpointError",
+  "clusterIdentity",
+  "identityMismatch",
+  "kvCheckpointStorage",
+  "loadCheckpoint",
+  "memoryCheckpointStorage",
+  "saveCheckpoint",
+];
+
+const CHECKPOINT_FILE = ["fileCheckpointStorage"];
+
+const CHECKPOINT_DENO_KV = ["denoKvCheckpointStorage"];
+
 const names = (ns: object) => Object.keys(ns).sort();
 
 test("mod.ts exports exactly the pinned public names (no internal helper such as throwRejected)", () => {
@@ -120,7 +138,14 @@ test("kubeconfig.ts exports exactly the pinned public names", () => {
 
 test("kubeconfig_edge.ts exports exactly the pinned public names, sharing kubeconfig.ts's classes", () => {
   assert.deepEqual(names(kubeconfigEdge), [...KUBECONFIG_EDGE].sort());
-  for (const name of ["KubeConfig", "KubeConfigError", "KubeConnection", "TlsUnsupportedError"] as const) {
+  for (
+    const name of [
+      "KubeConfig",
+      "KubeConfigError",
+      "KubeConnection",
+      "TlsUnsupportedError",
+    ] as const
+  ) {
     assert.equal(kubeconfigEdge[name], kubeconfig[name], name);
   }
 });
@@ -129,8 +154,25 @@ test("metrics.ts exports exactly the pinned public names", () => {
   assert.deepEqual(names(metrics), [...METRICS].sort());
 });
 
+test("checkpoint.ts, checkpoint_file.ts and checkpoint_deno_kv.ts export exactly the pinned public names", () => {
+  assert.deepEqual(names(checkpoint), [...CHECKPOINT].sort());
+  assert.deepEqual(names(checkpointFile), [...CHECKPOINT_FILE].sort());
+  assert.deepEqual(names(checkpointDenoKv), [...CHECKPOINT_DENO_KV].sort());
+});
+
 test("every exported name is defined, and no entry point exports an underscore-prefixed name", () => {
-  for (const [entry, ns] of Object.entries({ core, testkit, kubeconfig, kubeconfigEdge, metrics })) {
+  for (
+    const [entry, ns] of Object.entries({
+      core,
+      testkit,
+      kubeconfig,
+      kubeconfigEdge,
+      metrics,
+      checkpoint,
+      checkpointFile,
+      checkpointDenoKv,
+    })
+  ) {
     for (const [name, value] of Object.entries(ns)) {
       assert.notEqual(value, undefined, `${entry}: ${name}`);
       assert.ok(!name.startsWith("_"), `${entry}: ${name}`);

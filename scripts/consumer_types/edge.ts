@@ -86,3 +86,24 @@ export async function sync(
   informer.addEventHandler({ onAdd: (cm) => void names.push(cm.metadata.name ?? href) });
   return names;
 }
+
+// Checkpoints at the edge: a Workers-KV-like binding, catch-up with a budget.
+import { catchUp, type CatchUpResult } from "kube-reflector";
+import { type KeyValueNamespaceLike, kvCheckpointStorage } from "kube-reflector/checkpoint";
+import type * as fileCheckpoints from "kube-reflector/checkpoint/file";
+import type * as denoKvCheckpoints from "kube-reflector/checkpoint/deno-kv";
+
+export type FileStorage = typeof fileCheckpoints.fileCheckpointStorage;
+export type DenoKvStorage = typeof denoKvCheckpoints.denoKvCheckpointStorage;
+export async function edgeCatchUp(kv: KeyValueNamespaceLike, server: string): Promise<string[]> {
+  const lw = resourceListerWatcher(new KubeClient({ server }), {
+    apiVersion: "v1",
+    resource: "configmaps",
+  });
+  const r: CatchUpResult<KubeObject> = await catchUp(lw, {
+    storage: kvCheckpointStorage(kv),
+    key: "cms",
+    budgetMs: 5_000,
+  });
+  return r.changes.map((c) => `${c.type} ${c.key} ${c.object.metadata.resourceVersion}`);
+}

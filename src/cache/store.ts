@@ -42,6 +42,14 @@ export interface Store<T extends KubeObject> {
    */
   replace(items: T[], resourceVersion: string): void;
   /**
+   * Optional: like `replace`, for a state loaded from a checkpoint rather
+   * than listed. A reflector restoring a checkpoint calls it when present,
+   * `replace` otherwise; an informer's store implements it to fill its
+   * cache without announcing every object as an add (the handlers then get
+   * only the changes since the checkpoint).
+   */
+  restore?(items: T[], resourceVersion: string): void;
+  /**
    * Asks the store to send its objects round again. Plain stores have no
    * listeners, so for them it does nothing; informers' queues implement it
    * to re-deliver every object to their handlers (the reflector calls it

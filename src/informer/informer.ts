@@ -3,6 +3,7 @@
  *
  * @module
  */
+import type { CheckpointSaved, SyncedFrom } from "../reflector/reflector_checkpoint.ts";
 import type { KubeObject } from "../api/types.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
@@ -160,8 +161,19 @@ export class Informer<T extends KubeObject = KubeObject> {
       keyFunc = metaNamespaceKeyFunc as KeyFunc<T>,
       indexers,
       maxQueueLength = 1000,
+      replayCheckpointAsAdds = false,
     } = options;
-    const { metrics = noopMetrics, onError, observer = {}, ...reflectorOptions } = options;
+    const {
+      metrics = noopMetrics,
+      onError,
+      observer = {},
+      transform: _t,
+      keyFunc: _k,
+      indexers: _i,
+      maxQueueLength: _m,
+      replayCheckpointAsAdds: _r,
+      ...reflectorOptions
+    } = options;
     if (!Number.isInteger(maxQueueLength) || maxQueueLength < 1) {
       throw new RangeError(
         `Informer: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`,
@@ -186,6 +198,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       transform,
       keyFunc,
       indexers,
+      replayRestoreAsAdds: replayCheckpointAsAdds,
       onChange: (c) => this.#broadcast(c),
     });
     this.#reflector = new Reflector(lw, this.#store, {
@@ -194,6 +207,20 @@ export class Informer<T extends KubeObject = KubeObject> {
       onError: this.#onError,
       observer: fanOut(observer, () => this.#metrics),
     });
+  }
+
+  /**
+   * Where the synced cache came from: `"checkpoint"` until the first event
+   * or bookmark after loading one confirms it, then `"server"` (see the
+   * `checkpoint` option); `undefined` before the first sync.
+   */
+  get syncedFrom(): SyncedFrom | undefined {
+    return this.#reflector.syncedFrom;
+  }
+
+  /** Saves the cache to the `checkpoint` option's storage (see {@linkcode Reflector.saveCheckpoint}). */
+  saveCheckpoint(options: { signal?: AbortSignal } = {}): Promise<CheckpointSaved> {
+    return this.#reflector.saveCheckpoint(options);
   }
 
   /** The cache, read-only. */

@@ -26,4 +26,12 @@ export interface InformerOptions<T extends KubeObject> extends ReflectorOptions 
   maxQueueLength?: number;
   /** Metrics backend. Default: `noopMetrics`. */
   metrics?: MetricsProvider;
+  /**
+   * With a `checkpoint`: deliver its objects to the handlers as adds when it
+   * is loaded, as client-go does on every start, for handlers that need to
+   * see everything. By default they are not announced: after a checkpoint,
+   * handlers get exactly the changes since it (adds, updates, deletes,
+   * including those a relist finds if the checkpoint was too old). Default: `false`.
+   */
+  replayCheckpointAsAdds?: boolean;
 }

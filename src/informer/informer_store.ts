@@ -23,6 +23,12 @@ export interface InformerStoreOptions<T extends KubeObject> {
   keyFunc?: KeyFunc<T>;
   /** Index functions. Default: `{ namespace: namespaceIndexFunc }`. */
   indexers?: Indexers<T>;
+  /**
+   * `restore` (a checkpoint loaded) announces every object as an add, as a
+   * first list does (client-go's behaviour on a restart), instead of
+   * nothing. Default: `false`.
+   */
+  replayRestoreAsAdds?: boolean;
 }
 
 /**
@@ -78,6 +84,7 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
   readonly #keyFunc: KeyFunc<T>;
   readonly #transform: TransformFunc<T>;
   readonly #onChange: (change: InformerChange<T>) => void;
+  readonly #replayRestoreAsAdds: boolean;
   #listed = false;
 
   /**
@@ -92,7 +99,12 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
       transform = (obj: T) => obj,
       keyFunc = metaNamespaceKeyFunc as KeyFunc<T>,
       indexers = { [NAMESPACE_INDEX]: namespaceIndexFunc } as Indexers<T>,
+      replayRestoreAsAdds = false,
     } = options;
+    if (typeof replayRestoreAsAdds !== "boolean") {
+      throw new TypeError("InformerStore: replayRestoreAsAdds must be a boolean");
+    }
+    this.#replayRestoreAsAdds = replayRestoreAsAdds;
     for (const [name, f] of Object.entries({ onChange, transform, keyFunc })) {
       if (typeof f !== "function") throw new TypeError(`InformerStore: ${name} must be a function`);
     }
@@ -143,9 +155,29 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
     if (failure !== undefined) throw failure;
   }
 
-  replace(items: T[], resourceVersion: string): void {
+  /**
+   * The cache becomes `items` (a checkpoint's objects) without announcing
+   * them: the handlers get the changes after it. With `replayRestoreAsAdds`,
+   * exactly as `replace`. Either way the cache then counts as listed.
+   */
+  restore(items: T[], resourceVersion: string): void {
+    if (this.#replayRestoreAsAdds) return this.replace(items, resourceVersion);
     const errors: unknown[] = [];
-    // Transformed in one array (the indexer keys them; a later duplicate wins).
+    const next = this.#transformAll(items, errors);
+    try {
+      this.#indexer.replace(next, resourceVersion);
+    } catch (err) {
+      if (err instanceof AggregateError) errors.push(...err.errors);
+      else errors.push(err);
+    }
+    const initial = !this.#listed;
+    this.#listed = true;
+    if (initial) this.#onChange({ type: "synced" });
+    throwAll(errors);
+  }
+
+  /** Items transformed in one array (the indexer keys them; a later duplicate wins). */
+  #transformAll(items: T[], errors: unknown[]): T[] {
     const next: T[] = [];
     for (const obj of items) {
       try {
@@ -160,6 +192,12 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
         if (old) next.push(old);
       }
     }
+    return next;
+  }
+
+  replace(items: T[], resourceVersion: string): void {
+    const errors: unknown[] = [];
+    const next = this.#transformAll(items, errors);
     const before = new Map<string, T>();
     for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
     try {
@@ -185,10 +223,7 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
       this.#onChange({ type: "delete", key, object: new DeletedFinalStateUnknown(key, old) });
     }
     if (initial) this.#onChange({ type: "synced" });
-    if (errors.length === 1) throw errors[0];
-    if (errors.length > 1) {
-      throw new AggregateError(errors, `${errors.length} listed objects were skipped`);
-    }
+    throwAll(errors);
   }
 
   resync(): void {
@@ -243,4 +278,12 @@ function changed(old: KubeObject, next: KubeObject): boolean {
   const a = old.metadata?.resourceVersion;
   const b = next.metadata?.resourceVersion;
   return !a || !b || a !== b;
+}
+
+/** Throws the one error, or an AggregateError of several; nothing when there are none. */
+function throwAll(errors: unknown[]): void {
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    throw new AggregateError(errors, `${errors.length} listed objects were skipped`);
+  }
 }

@@ -85,6 +85,7 @@ export function resolveWatcherOptions(
   const resolved: ResolvedWatcherOptions = {
     signal: options.signal,
     initialResourceVersion: options.initialResourceVersion ?? "",
+    resumeResourceVersion: options.resumeResourceVersion ?? "",
     expectedKind: options.expectedKind,
     pageSize,
     minWatchTimeoutMs: duration(

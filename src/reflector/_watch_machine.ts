@@ -84,8 +84,20 @@ export interface Transition {
   relist?: RelistReason;
 }
 
-/** The first phase: a list (or a streaming list) from `initialRv`, or from `"0"` when none is known. */
-export function initialState(initialRv: string, useStreamingList: boolean): MachineState {
+/**
+ * The first phase: a list (or a streaming list) from `initialRv`, or from
+ * `"0"` when none is known; or, given `resumeRv` (the consumer holds a
+ * complete state at that version), a watch from it. That watch counts as
+ * started after a wait: nothing precedes it, so a 410 relists at once.
+ */
+export function initialState(
+  initialRv: string,
+  useStreamingList: boolean,
+  resumeRv = "",
+): MachineState {
+  if (resumeRv) {
+    return { phase: { kind: "watch", rv: resumeRv, waited: true }, streaming: useStreamingList };
+  }
   return {
     phase: listPhase(useStreamingList, initialRv, initialRv || "0"),
     streaming: useStreamingList,

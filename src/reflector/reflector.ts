@@ -16,6 +16,16 @@ import type {
   WatcherState,
 } from "./watcher_options.ts";
 import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
+import { loadCheckpoint, type LoadedCheckpoint } from "../checkpoint/load_checkpoint.ts";
+import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
+import type { ResourceIdentity } from "../transport/resource_identity.ts";
+import {
+  type CheckpointSaved,
+  type ReflectorCheckpointOptions,
+  resolveCheckpointOptions,
+  type ResolvedCheckpointOptions,
+  type SyncedFrom,
+} from "./reflector_checkpoint.ts";
 
 /**
  * Options of {@linkcode Reflector}: the watcher's options (without `signal`) plus these.
@@ -30,6 +40,11 @@ export interface ReflectorOptions extends Omit<WatcherOptions, "signal"> {
   resyncPeriodMs?: number;
   /** Asked before each resync; `false` skips that one. Default: always resync. */
   shouldResync?: () => boolean;
+  /**
+   * Load the store from a checkpoint on start and save it there (see
+   * {@linkcode ReflectorCheckpointOptions}). Default: none.
+   */
+  checkpoint?: ReflectorCheckpointOptions;
 }
 
 /**
@@ -129,6 +144,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
   #markSynced!: () => void;
   #hasSynced = false;
   #lastSyncResourceVersion = "";
+  readonly #checkpoint: ResolvedCheckpointOptions | undefined;
+  #syncedFrom: SyncedFrom | undefined;
+  /** The checkpoint's version, for the first watch after a restore ("" otherwise). */
+  #resumeFrom = "";
+  #identity: Promise<ResourceIdentity> | undefined;
+  /** The save in progress (saves run one at a time). */
+  #saving: Promise<void> = Promise.resolve();
   #running = false;
   #status: ReflectorStatus;
   readonly #waiters = new Set<{ settle: (err?: Error) => void }>();
@@ -152,8 +174,10 @@ export class Reflector<T extends KubeObject = KubeObject> {
       name = "reflector",
       resyncPeriodMs = WATCHER_DEFAULTS.resyncPeriodMs,
       shouldResync,
+      checkpoint,
       ...rest
     } = options;
+    this.#checkpoint = resolveCheckpointOptions(checkpoint);
     if (
       typeof resyncPeriodMs !== "number" || !Number.isFinite(resyncPeriodMs) || resyncPeriodMs < 0
     ) {
@@ -182,6 +206,51 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.#resyncPeriodMs = resyncPeriodMs;
     this.#shouldResync = shouldResync;
     this.synced = new Promise((resolve) => (this.#markSynced = resolve));
+  }
+
+  /**
+   * Where the synced store's state came from: `"checkpoint"` from loading a
+   * checkpoint until the first watch event or bookmark confirms it, then
+   * `"server"` (also after any list); `undefined` before the first sync.
+   */
+  get syncedFrom(): SyncedFrom | undefined {
+    return this.#syncedFrom;
+  }
+
+  /**
+   * Saves the store to the `checkpoint` option's storage: its objects and the
+   * resourceVersion they are exact at, taken at one instant (no event is
+   * applied in between), then written in chunks that yield to the event loop.
+   * Saves run one at a time. Rejects with an `Error` when the reflector has
+   * no `checkpoint` option or has not synced, with the storage's error, or
+   * with `signal.reason`.
+   */
+  saveCheckpoint(options: { signal?: AbortSignal } = {}): Promise<CheckpointSaved> {
+    const cp = this.#checkpoint;
+    if (!cp) {
+      return Promise.reject(new Error(`Reflector ${this.name}: no checkpoint option`));
+    }
+    if (!this.#hasSynced) {
+      return Promise.reject(new Error(`Reflector ${this.name}: not synced, nothing to save`));
+    }
+    const { signal } = options;
+    const run = async (): Promise<CheckpointSaved> => {
+      signal?.throwIfAborted();
+      const identity = await this.#identityOf(cp, signal);
+      // one instant: the objects and the version they are exact at
+      const items = this.#store.list();
+      const resourceVersion = this.#lastSyncResourceVersion;
+      const { count, bytes } = await saveCheckpoint(
+        cp.storage,
+        cp.key,
+        { identity, resourceVersion, items },
+        { signal },
+      );
+      return { resourceVersion, count, bytes };
+    };
+    const saved = this.#saving.then(run, run);
+    this.#saving = saved.then(() => {}, () => {});
+    return saved;
   }
 
   /** The resourceVersion the store reflects: of the last list, event or bookmark applied. */
@@ -247,12 +316,19 @@ export class Reflector<T extends KubeObject = KubeObject> {
     const resync = this.#resyncPeriodMs > 0
       ? this.#resyncLoop(controller.signal)
       : Promise.resolve();
+    const cp = this.#checkpoint;
+    const saves = cp && cp.saveIntervalMs > 0
+      ? this.#saveLoop(cp.saveIntervalMs, controller.signal)
+      : Promise.resolve();
     try {
+      if (cp && !this.#hasSynced) await this.#restore(cp, signal);
       await this.#watchLoop(signal);
     } finally {
       controller.abort();
       dispose();
       await resync;
+      await saves;
+      if (cp?.saveOnStop && this.#hasSynced) await this.#saveOnStop(cp.stopSaveTimeoutMs);
       this.#running = false;
       this.#options.observer.state?.({ state: "stopped" });
       if (!this.#hasSynced) {
@@ -275,7 +351,9 @@ export class Reflector<T extends KubeObject = KubeObject> {
         ...this.#options,
         signal,
         initialResourceVersion: this.#lastSyncResourceVersion,
+        resumeResourceVersion: this.#resumeFrom,
       });
+      this.#resumeFrom = ""; // a restart after a failure lists
       try {
         // An event the store could not apply is handed back to the watcher,
         // whose recovery rules then relist after the backoff.
@@ -319,6 +397,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
   #apply(ev: WatcherEvent<T>): void {
     switch (ev.type) {
       case "LIST":
+        if (this.#syncedFrom === "checkpoint") {
+          this.#report(
+            new Error(
+              `the checkpoint "${this.#checkpoint?.key}" at resourceVersion ${this.#lastSyncResourceVersion} could not be resumed (the server no longer has that version, or its watch failed): relisted`,
+            ),
+            "checkpoint",
+          );
+        }
         try {
           this.#store.replace(ev.items, ev.resourceVersion);
         } catch (err) {
@@ -337,10 +423,91 @@ export class Reflector<T extends KubeObject = KubeObject> {
         break;
     }
     this.#lastSyncResourceVersion = ev.resourceVersion;
+    this.#syncedFrom = "server"; // a list, or an event or bookmark after the checkpoint
     if (ev.type === "LIST" && !this.#hasSynced) {
       this.#hasSynced = true;
       this.#markSynced();
       this.#settleWaiters();
+    }
+  }
+
+  /**
+   * Loads the checkpoint into the store (silently for stores that can
+   * restore) and marks it synced from it; the first watch resumes from its
+   * version. A missing checkpoint is a plain start; an unusable one (another
+   * identity, corrupt, truncated, newer format) or a storage failure is
+   * reported and ignored.
+   */
+  async #restore(cp: ResolvedCheckpointOptions, signal: AbortSignal): Promise<void> {
+    let loaded: LoadedCheckpoint<T> | undefined;
+    try {
+      const identity = await this.#identityOf(cp, signal);
+      loaded = await loadCheckpoint<T>(cp.storage, cp.key, identity, { signal });
+    } catch (err) {
+      if (signal.aborted) return;
+      this.#report(err, "checkpoint");
+      return;
+    }
+    if (!loaded || signal.aborted) return;
+    try {
+      if (this.#store.restore) this.#store.restore(loaded.items, loaded.resourceVersion);
+      else this.#store.replace(loaded.items, loaded.resourceVersion);
+    } catch (err) {
+      this.#report(err, "store"); // what the store accepted is in it (the Store contract)
+    }
+    this.#lastSyncResourceVersion = loaded.resourceVersion;
+    this.#resumeFrom = loaded.resourceVersion;
+    this.#syncedFrom = "checkpoint";
+    this.#hasSynced = true;
+    this.#markSynced();
+    this.#settleWaiters();
+  }
+
+  /** The identity checkpoints must match: the option's, else the lister-watcher's (asked once). */
+  #identityOf(cp: ResolvedCheckpointOptions, signal?: AbortSignal): Promise<ResourceIdentity> {
+    if (cp.identity) return Promise.resolve(cp.identity);
+    if (!this.#lw.identity) {
+      return Promise.reject(
+        new TypeError(
+          `Reflector ${this.name}: checkpoint.identity is required with a lister-watcher that has no identity()`,
+        ),
+      );
+    }
+    const asked = this.#identity ??= this.#lw.identity({ signal });
+    asked.catch(() => {
+      if (this.#identity === asked) this.#identity = undefined; // an abort: ask again next time
+    });
+    return asked;
+  }
+
+  async #saveLoop(ms: number, signal: AbortSignal): Promise<void> {
+    const { clock } = this.#options;
+    try {
+      while (true) {
+        await delay(ms, signal, clock);
+        if (!this.#hasSynced) continue;
+        await this.saveCheckpoint({ signal }).catch((err) => {
+          if (!signal.aborted) this.#report(err, "checkpoint");
+        });
+      }
+    } catch {
+      // aborted: the only way out
+    }
+  }
+
+  /** The save when `run()` ends, abandoned (and reported) after `timeoutMs`. */
+  async #saveOnStop(timeoutMs: number): Promise<void> {
+    const ac = new AbortController();
+    const timer = this.#options.clock.setTimeout(
+      () => ac.abort(new Error(`the checkpoint save on stop took over ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    try {
+      await this.saveCheckpoint({ signal: ac.signal });
+    } catch (err) {
+      this.#report(err, "checkpoint");
+    } finally {
+      this.#options.clock.clearTimeout(timer);
     }
   }
 

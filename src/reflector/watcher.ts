@@ -109,8 +109,12 @@ export async function* watcherBatches<T extends KubeObject = KubeObject>(
   const limits = limitsOf(o);
   // A server already known (in this process) to refuse streaming lists is not asked again.
   const streaming = o.useStreamingList && lw.features?.streamingList !== false;
-  let state: MachineState = initialState(o.initialResourceVersion, streaming);
-  observer.relist?.("initial");
+  let state: MachineState = initialState(
+    o.initialResourceVersion,
+    streaming,
+    o.resumeResourceVersion,
+  );
+  if (!o.resumeResourceVersion) observer.relist?.("initial");
 
   while (true) {
     signal?.throwIfAborted();

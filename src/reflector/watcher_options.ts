@@ -4,7 +4,7 @@ import type { Clock } from "./clock.ts";
 /**
  * Where an error reported to `onError` happened.
  */
-export type ErrorPhase = "list" | "watch" | "event" | "store" | "handler";
+export type ErrorPhase = "list" | "watch" | "event" | "store" | "handler" | "checkpoint";
 
 /**
  * Receives every error that recovery handles (client-go's watch error
@@ -74,6 +74,14 @@ export interface WatcherOptions {
    * goes back in time. Default: `""` (nothing known yet).
    */
   initialResourceVersion?: string;
+  /**
+   * A resourceVersion at which the consumer already holds a complete state
+   * (loaded from a checkpoint): the watcher starts with a watch from it, with
+   * no list, and yields events from there. If the server no longer has that
+   * version (410), it relists at once (relist reason `expired`) and goes on
+   * as usual. Default: `""` (start with a list).
+   */
+  resumeResourceVersion?: string;
   /** Only objects of this `kind` are accepted; others are reported and skipped. Default: any kind. */
   expectedKind?: string;
   /**

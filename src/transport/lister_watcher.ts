@@ -1,3 +1,4 @@
+import type { ResourceIdentity } from "./resource_identity.ts";
 import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
 import type { ServerFeatures } from "./server_features.ts";
 
@@ -61,6 +62,14 @@ export interface ListerWatcher<T extends KubeObject = KubeObject> {
    * refused streaming list, a learnt idle deadline. Optional; never throws.
    */
   serverVersion?(options: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Which server, resource and selection it serves, with the cluster's
+   * identity where readable: what a checkpoint must match to be loaded.
+   * Optional (`resourceListerWatcher` has it); a reflector with a
+   * checkpoint and a lister-watcher without it must be given the identity.
+   * Rejects only with `signal.reason` on abort.
+   */
+  identity?(options: { signal?: AbortSignal }): Promise<ResourceIdentity>;
   /**
    * Lists one page (or, without `limit`, everything): the objects and the
    * list's `metadata.resourceVersion` (and `continue` when more pages

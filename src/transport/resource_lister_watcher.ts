@@ -1,3 +1,5 @@
+import { clusterUid } from "./_cluster_uid.ts";
+import type { ResourceIdentity } from "./resource_identity.ts";
 import { KubeNetworkError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
@@ -146,6 +148,25 @@ export function resourceListerWatcher<T extends KubeObject = KubeObject>(
     features,
     async serverVersion({ signal }: { signal?: AbortSignal }): Promise<void> {
       await client.version({ signal }).catch(() => {});
+    },
+    async identity({ signal }: { signal?: AbortSignal }): Promise<ResourceIdentity> {
+      const server = new URL(client.server.href);
+      server.username =
+        server.password =
+        server.search =
+        server.hash =
+          "";
+      const cluster = await clusterUid(client, { signal });
+      return {
+        server: server.href.replace(/\/$/, ""),
+        apiVersion,
+        resource,
+        ...(namespace ? { namespace } : {}),
+        ...(labelSelector ? { labelSelector } : {}),
+        ...(fieldSelector ? { fieldSelector } : {}),
+        ...(metadataOnly ? { metadataOnly } : {}),
+        ...(cluster ? { cluster } : {}),
+      };
     },
     async list(opts: ListOptions): Promise<KubeList<T>> {
       const q = baseQuery();

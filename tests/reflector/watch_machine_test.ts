@@ -272,6 +272,20 @@ test('watch machine: the first phase lists at "0", or from a known version; stre
   assert.deepEqual(initialState("42", true), S(stream("42", "42"), true));
 });
 
+test("watch machine: resuming from a checkpoint's version starts with a watch from it, whose 410 relists at once from that version", () => {
+  const resume = initialState("", true, "42");
+  assert.deepEqual(resume, S(watch("42", true), true));
+  assert.deepEqual(initialState("7", false, "42"), S(watch("42", true)), "the resume version wins");
+  const t = next(
+    S(watch("42", true)),
+    { kind: "failed", failure: "expired", rv: "42", events: 0, durationMs: 3 },
+    limits,
+  );
+  assert.deepEqual(t.state, S(list("42")));
+  assert.equal(t.wait, "none", "no wait: nothing came before the resumed watch");
+  assert.equal(t.relist, "expired");
+});
+
 test("watch machine: an outcome that cannot follow its phase relists after the backoff", () => {
   const t = next(S(watch("5")), { kind: "listed", rv: "9" }, limits);
   assert.deepEqual(t.state, S(list("5")));

@@ -1,0 +1,233 @@
+import type { CheckpointStorage } from "./checkpoint_storage.ts";
+import { CheckpointError } from "./checkpoint_error.ts";
+import {
+  isManifest,
+  joinParts,
+  type Manifest,
+  MANIFEST_FORMAT,
+  newGeneration,
+  splitValue,
+} from "./_split_value.ts";
+
+/**
+ * The part of a key-value binding that {@linkcode kvCheckpointStorage}
+ * uses: the shape of Cloudflare Workers KV's `KVNamespace` (pass the
+ * binding itself), and easy to provide over any other key-value store.
+ */
+export interface KeyValueNamespaceLike {
+  /** The value under `key` as bytes, or `null` when there is none. */
+  get(key: string, type: "arrayBuffer"): Promise<ArrayBuffer | null>;
+  /** Stores `value` under `key`, replacing any previous value in one step. */
+  put(key: string, value: ArrayBuffer | Uint8Array): Promise<void>;
+  /** Removes the value under `key`, if any. */
+  delete(key: string): Promise<void>;
+}
+
+/** Options of {@linkcode kvCheckpointStorage}. */
+export interface KvCheckpointStorageOptions {
+  /**
+   * The largest value the store accepts, in bytes; a bigger checkpoint is
+   * split across keys. At least 1024. Default: `25 * 1024 * 1024` (Workers
+   * KV's limit).
+   */
+  maxValueBytes?: number;
+  /** Put before every key this storage writes (e.g. `"checkpoints/"`). Default: `""`. */
+  prefix?: string;
+}
+
+/** Room kept in a value for the manifest's own line, next to an inline value. */
+const MANIFEST_ROOM = 256;
+
+function toBytes(value: unknown, what: string): Uint8Array {
+  if (ArrayBuffer.isView(value)) {
+    return new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+  }
+  if (
+    value !== null && typeof value === "object" &&
+    typeof (value as ArrayBuffer).byteLength === "number"
+  ) {
+    return new Uint8Array(value as ArrayBuffer);
+  }
+  throw new TypeError(
+    `kvCheckpointStorage: get(${what}, "arrayBuffer") did not resolve an ArrayBuffer`,
+  );
+}
+
+/**
+ * A {@linkcode CheckpointStorage} over a key-value store with a value-size
+ * limit, such as Cloudflare Workers KV. A value that fits is stored under
+ * `prefix + key` with its small manifest, in one write. A bigger one is
+ * split: its parts are written first under fresh keys
+ * (`prefix + key + "/parts/" + generation + "/" + index`), then the
+ * manifest naming them (generation, part count, size, checksum) replaces
+ * the previous one in a single write, and only then are the previous
+ * generation's parts deleted. So a reader finds the old value or the new
+ * one, whole: a writer that fails or crashes before the manifest leaves
+ * the old one in place (its new parts are deleted when it can, left as
+ * unreferenced keys when it crashed). A part that is missing or shorter
+ * than the manifest says is reported as `"truncated"`, a size or checksum
+ * mismatch as `"corrupt"`: never as data.
+ *
+ * On an eventually consistent store (Workers KV takes up to a minute to
+ * propagate a write to other locations), a reader elsewhere may see the new
+ * manifest before its parts, or the old manifest after its parts were
+ * deleted: it then gets a `CheckpointError` and relists, never mixed data.
+ * Workers KV also allows one write per second to a key: save no more often.
+ *
+ * @example A checkpoint split across small values
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import {
+ *   kvCheckpointStorage,
+ *   type KeyValueNamespaceLike,
+ *   loadCheckpoint,
+ *   saveCheckpoint,
+ * } from "../../checkpoint.ts";
+ *
+ * // In a Worker, pass the binding: kvCheckpointStorage(env.CHECKPOINTS)
+ * const map = new Map<string, Uint8Array>();
+ * const kv: KeyValueNamespaceLike = {
+ *   get: async (key) => map.has(key) ? map.get(key)!.slice().buffer : null,
+ *   put: async (key, value) => void map.set(key, new Uint8Array(value).slice()),
+ *   delete: async (key) => void map.delete(key),
+ * };
+ * const storage = kvCheckpointStorage(kv, { maxValueBytes: 1024, prefix: "ckpt/" });
+ * const identity = { server: "https://k8s.example.com", apiVersion: "v1", resource: "configmaps" };
+ * const items = Array.from({ length: 20 }, (_, i) => ({
+ *   metadata: { name: `cm-${i}`, namespace: "default" },
+ *   data: { value: "x".repeat(100) },
+ * }));
+ * await saveCheckpoint(storage, "cms", { identity, resourceVersion: "77", items });
+ * assert.ok(map.size > 2); // a manifest and its parts
+ * assert.deepEqual((await loadCheckpoint(storage, "cms", identity))?.items, items);
+ * await storage.delete("cms");
+ * assert.equal(map.size, 0);
+ * ```
+ */
+export function kvCheckpointStorage(
+  kv: KeyValueNamespaceLike,
+  options: KvCheckpointStorageOptions = {},
+): CheckpointStorage {
+  const { maxValueBytes = 25 * 1024 * 1024, prefix = "" } = options;
+  if (!Number.isSafeInteger(maxValueBytes) || maxValueBytes < 1024) {
+    throw new RangeError("kvCheckpointStorage: maxValueBytes must be an integer of at least 1024");
+  }
+  if (typeof prefix !== "string") {
+    throw new TypeError("kvCheckpointStorage: prefix must be a string");
+  }
+  if (kv === null || typeof kv !== "object" || typeof kv.get !== "function") {
+    throw new TypeError("kvCheckpointStorage: kv must be a key-value binding (get, put, delete)");
+  }
+  const partBytes = maxValueBytes - MANIFEST_ROOM;
+  const manifestKey = (key: string) => prefix + key;
+  const partKey = (key: string, generation: string, index: number) =>
+    `${prefix}${key}/parts/${generation}/${index}`;
+  const checkKey = (key: unknown) => {
+    if (typeof key !== "string" || key === "") {
+      throw new TypeError("kvCheckpointStorage: key must be a non-empty string");
+    }
+  };
+
+  const readManifest = async (
+    key: string,
+  ): Promise<{ manifest: Manifest; inline: Uint8Array } | undefined> => {
+    const value = await kv.get(manifestKey(key), "arrayBuffer");
+    if (value === null || value === undefined) return undefined;
+    const bytes = toBytes(value, "manifest");
+    const newline = bytes.indexOf(10);
+    let parsed: unknown;
+    try {
+      if (newline < 0) throw new Error("no newline");
+      const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.subarray(0, newline));
+      parsed = JSON.parse(text);
+    } catch {
+      throw new CheckpointError("corrupt", key, "the value is not a checkpoint manifest");
+    }
+    if (!isManifest(parsed)) {
+      const m = parsed as { format?: unknown; version?: unknown } | null;
+      if (m?.format === MANIFEST_FORMAT && typeof m.version === "number" && m.version > 1) {
+        throw new CheckpointError(
+          "newer-format",
+          key,
+          `manifest version ${m.version} is newer than this library's`,
+        );
+      }
+      throw new CheckpointError("corrupt", key, "the manifest is malformed");
+    }
+    return { manifest: parsed, inline: bytes.subarray(newline + 1) };
+  };
+
+  const deleteParts = async (key: string, generation: string, parts: number) => {
+    for (let i = 0; i < parts; i++) await kv.delete(partKey(key, generation, i));
+  };
+
+  return {
+    async get(key, options = {}) {
+      const { signal } = options;
+      signal?.throwIfAborted();
+      checkKey(key);
+      const found = await readManifest(key);
+      if (found === undefined) return undefined;
+      const { manifest, inline } = found;
+      return joinParts(key, manifest, manifest.parts === 0 ? inline : undefined, async (i) => {
+        const part = await kv.get(partKey(key, manifest.generation, i), "arrayBuffer");
+        return part === null || part === undefined ? undefined : toBytes(part, "part");
+      }, signal);
+    },
+
+    async put(key, data, options = {}) {
+      const { signal } = options;
+      signal?.throwIfAborted();
+      checkKey(key);
+      let previous: Manifest | undefined;
+      try {
+        previous = (await readManifest(key))?.manifest;
+      } catch (err) {
+        if (!(err instanceof CheckpointError)) throw err; // an unreadable old value: nothing to clean
+      }
+      const generation = newGeneration();
+      let written = 0;
+      const split = await splitValue(data, partBytes, partBytes, async (part, index) => {
+        written = index + 1;
+        await kv.put(partKey(key, generation, index), part);
+      }, signal).catch(async (err) => {
+        await deleteParts(key, generation, written).catch(() => {});
+        throw err;
+      });
+      const manifest: Manifest = {
+        format: MANIFEST_FORMAT,
+        version: 1,
+        generation,
+        parts: split.parts,
+        partBytes: split.parts === 0 ? 0 : partBytes,
+        bytes: split.bytes,
+        checksum: split.checksum,
+      };
+      const line = new TextEncoder().encode(JSON.stringify(manifest) + "\n");
+      const value = new Uint8Array(line.byteLength + (split.inline?.byteLength ?? 0));
+      value.set(line);
+      if (split.inline) value.set(split.inline, line.byteLength);
+      // The switch-over. If this write fails, it may still have happened:
+      // the new parts stay (unreferenced at worst), the old ones too.
+      await kv.put(manifestKey(key), value);
+      if (previous && previous.parts > 0 && previous.generation !== generation) {
+        await deleteParts(key, previous.generation, previous.parts).catch(() => {});
+      }
+    },
+
+    async delete(key, options = {}) {
+      options.signal?.throwIfAborted();
+      checkKey(key);
+      let previous: Manifest | undefined;
+      try {
+        previous = (await readManifest(key))?.manifest;
+      } catch (err) {
+        if (!(err instanceof CheckpointError)) throw err;
+      }
+      await kv.delete(manifestKey(key)); // first: from here on, readers find nothing
+      if (previous && previous.parts > 0) {
+        await deleteParts(key, previous.generation, previous.parts);
+      }
+    },
+  };
+}

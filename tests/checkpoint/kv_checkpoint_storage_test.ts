@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
+import {
+  type KeyValueNamespaceLike,
+  kvCheckpointStorage,
+} from "../../src/checkpoint/kv_checkpoint_storage.ts";
+import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
+import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
+import { chunksThen, configMaps, enc, IDENTITY, readAll } from "./_helpers.ts";
+import { storageContract } from "./_storage_contract.ts";
+
+const MAX = 1024;
+
+/** An in-memory Workers-KV-like namespace that refuses values above `max` and can be made to fail. */
+class FakeKv implements KeyValueNamespaceLike {
+  readonly map = new Map<string, Uint8Array>();
+  puts = 0;
+  /** Fails the n-th put from now (1 = the next one), and every operation after it when `dead`. */
+  failAt: number | undefined;
+  dead = false;
+  readonly max: number;
+  constructor(max = MAX) {
+    this.max = max;
+  }
+  #check() {
+    if (this.dead) throw new Error("process crashed");
+  }
+  get(key: string, _type: "arrayBuffer"): Promise<ArrayBuffer | null> {
+    this.#check();
+    const v = this.map.get(key);
+    return Promise.resolve(v ? v.slice().buffer : null);
+  }
+  put(key: string, value: ArrayBuffer | Uint8Array): Promise<void> {
+    this.#check();
+    this.puts++;
+    if (this.failAt !== undefined && --this.failAt === 0) {
+      this.failAt = undefined;
+      return Promise.reject(new Error("KV put failed"));
+    }
+    const bytes = new Uint8Array(value instanceof Uint8Array ? value.slice() : value.slice(0));
+    if (bytes.byteLength > this.max) {
+      return Promise.reject(new RangeError(`value of ${bytes.byteLength} bytes over ${this.max}`));
+    }
+    this.map.set(key, bytes);
+    return Promise.resolve();
+  }
+  delete(key: string): Promise<void> {
+    this.#check();
+    this.map.delete(key);
+    return Promise.resolve();
+  }
+}
+
+storageContract("kvCheckpointStorage", () => {
+  const kv = new FakeKv();
+  return Promise.resolve({
+    storage: kvCheckpointStorage(kv, { maxValueBytes: MAX }),
+    close: () => Promise.resolve(),
+  });
+});
+
+storageContract("kvCheckpointStorage (default 25 MiB values)", () => {
+  const kv = new FakeKv(25 * 1024 * 1024);
+  return Promise.resolve({ storage: kvCheckpointStorage(kv), close: () => Promise.resolve() });
+});
+
+test("kvCheckpointStorage keeps a small value in one key, and splits a big one into parts under the limit", async () => {
+  const kv = new FakeKv();
+  const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX, prefix: "ckpt/" });
+  await storage.put("small", chunksThen([enc.encode("tiny")]));
+  assert.deepEqual([...kv.map.keys()], ["ckpt/small"]);
+  const big = new Uint8Array(10_000).map((_, i) => i % 251);
+  await storage.put("big", chunksThen([big]));
+  const keys = [...kv.map.keys()].filter((k) => k.startsWith("ckpt/big"));
+  assert.equal(keys.length, 1 + Math.ceil(10_000 / (MAX - 256)));
+  assert.ok([...kv.map.values()].every((v) => v.byteLength <= MAX));
+  assert.ok(keys.every((k) => k.startsWith("ckpt/")));
+  assert.deepEqual(await readAll((await storage.get("big"))!), big);
+});
+
+test("kvCheckpointStorage deletes the previous generation's parts once the manifest is replaced", async () => {
+  const kv = new FakeKv();
+  const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
+  await saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "1",
+    items: configMaps(20),
+  });
+  const first = new Set(kv.map.keys());
+  await saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "2",
+    items: configMaps(30),
+  });
+  const second = [...kv.map.keys()];
+  assert.deepEqual(second.filter((k) => first.has(k)), ["k"], "only the manifest key is shared");
+  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "3", items: [] });
+  assert.deepEqual([...kv.map.keys()], ["k"], "now inline: every part deleted");
+  await storage.delete("k");
+  assert.equal(kv.map.size, 0);
+});
+
+test("kvCheckpointStorage keeps the previous checkpoint readable when a save fails between parts", async () => {
+  for (const failAt of [1, 2, 5, 11]) {
+    const kv = new FakeKv();
+    const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
+    await saveCheckpoint(storage, "k", {
+      identity: IDENTITY,
+      resourceVersion: "1",
+      items: configMaps(10),
+    });
+    const before = new Set(kv.map.keys());
+    kv.failAt = failAt;
+    await assert.rejects(
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: configMaps(40),
+      }),
+      (err) => err instanceof CheckpointError && err.reason === "storage",
+      `put ${failAt} failing`,
+    );
+    const loaded = await loadCheckpoint(storage, "k", IDENTITY);
+    assert.equal(loaded?.resourceVersion, "1", `put ${failAt} failing`);
+    assert.deepEqual(loaded?.items, configMaps(10));
+    assert.deepEqual(new Set(kv.map.keys()), before, "the failed save's parts were removed");
+  }
+});
+
+test("kvCheckpointStorage keeps the previous checkpoint readable after a crash between parts (no cleanup)", async () => {
+  const kv = new FakeKv();
+  await saveCheckpoint(kvCheckpointStorage(kv, { maxValueBytes: MAX }), "k", {
+    identity: IDENTITY,
+    resourceVersion: "1",
+    items: configMaps(10),
+  });
+  const crashing = kvCheckpointStorage({
+    get: (key, type) => kv.get(key, type),
+    delete: (key) => kv.delete(key),
+    put: async (key, value) => {
+      if (kv.puts === 20) {
+        kv.dead = true; // the process dies here: nothing after this point happens
+        throw new Error("process crashed");
+      }
+      await kv.put(key, value);
+    },
+  }, { maxValueBytes: MAX });
+  const before = kv.puts;
+  await assert.rejects(
+    saveCheckpoint(crashing, "k", {
+      identity: IDENTITY,
+      resourceVersion: "2",
+      items: configMaps(40),
+    }),
+  );
+  assert.ok(kv.puts - before > 5, "parts of the new checkpoint were written");
+  kv.dead = false; // a new process
+  const loaded = await loadCheckpoint(
+    kvCheckpointStorage(kv, { maxValueBytes: MAX }),
+    "k",
+    IDENTITY,
+  );
+  assert.equal(loaded?.resourceVersion, "1");
+  assert.deepEqual(loaded?.items, configMaps(10));
+});
+
+test("kvCheckpointStorage reports a missing part as truncated and a damaged one as corrupt", async () => {
+  const setup = async () => {
+    const kv = new FakeKv();
+    const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
+    await saveCheckpoint(storage, "k", {
+      identity: IDENTITY,
+      resourceVersion: "1",
+      items: configMaps(10),
+    });
+    const parts = [...kv.map.keys()].filter((k) => k !== "k").sort((a, b) =>
+      Number(a.split("/").pop()) - Number(b.split("/").pop())
+    );
+    return { kv, storage, parts };
+  };
+  const reasonOf = async (storage: ReturnType<typeof kvCheckpointStorage>) => {
+    try {
+      await loadCheckpoint(storage, "k", IDENTITY);
+    } catch (err) {
+      assert.ok(err instanceof CheckpointError, String(err));
+      return err.reason;
+    }
+    return "loaded";
+  };
+  {
+    const { kv, storage, parts } = await setup();
+    kv.map.delete(parts[3]);
+    assert.equal(await reasonOf(storage), "truncated");
+  }
+  {
+    const { kv, storage, parts } = await setup();
+    kv.map.delete(parts[parts.length - 1]);
+    assert.equal(await reasonOf(storage), "truncated");
+  }
+  {
+    const { kv, storage, parts } = await setup();
+    kv.map.set(parts[2], kv.map.get(parts[2])!.slice(0, 100));
+    assert.equal(await reasonOf(storage), "truncated");
+  }
+  {
+    const { kv, storage, parts } = await setup();
+    const part = kv.map.get(parts[4])!;
+    part[50] ^= 0x01; // same size, one bit changed
+    assert.equal(await reasonOf(storage), "corrupt");
+  }
+  {
+    const { kv, storage, parts } = await setup();
+    const swapped = kv.map.get(parts[1])!;
+    kv.map.set(parts[1], kv.map.get(parts[2])!);
+    kv.map.set(parts[2], swapped);
+    assert.equal(await reasonOf(storage), "corrupt");
+  }
+  {
+    const { kv, storage } = await setup();
+    kv.map.set("k", enc.encode("<html>not a manifest</html>\n"));
+    assert.equal(await reasonOf(storage), "corrupt");
+    kv.map.set(
+      "k",
+      enc.encode(JSON.stringify({ format: "kube-reflector-split-value", version: 7 }) + "\n"),
+    );
+    assert.equal(await reasonOf(storage), "newer-format");
+  }
+});
+
+test("kvCheckpointStorage refuses a value limit below 1024 bytes and a non-binding", () => {
+  assert.throws(() => kvCheckpointStorage(new FakeKv(), { maxValueBytes: 1000 }), RangeError);
+  assert.throws(() => kvCheckpointStorage(null as unknown as KeyValueNamespaceLike), TypeError);
+});
+
+/** Cloudflare's `KVNamespace` as @cloudflare/workers-types declares it (abridged to the overloads). */
+interface CloudflareKvNamespace {
+  get(key: string, options?: { cacheTtl?: number }): Promise<string | null>;
+  get(key: string, type: "text"): Promise<string | null>;
+  get<T = unknown>(key: string, type: "json"): Promise<T | null>;
+  get(key: string, type: "arrayBuffer"): Promise<ArrayBuffer | null>;
+  get(key: string, type: "stream"): Promise<ReadableStream | null>;
+  put(
+    key: string,
+    value: string | ArrayBuffer | ArrayBufferView | ReadableStream,
+    options?: { expiration?: number; expirationTtl?: number; metadata?: unknown },
+  ): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+test("a Workers KV binding is a KeyValueNamespaceLike (checked by the type checker)", () => {
+  const fits = (binding: CloudflareKvNamespace): KeyValueNamespaceLike => binding;
+  assert.equal(typeof fits, "function");
+});

@@ -1,0 +1,206 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
+import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
+import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
+import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
+import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
+import { configMaps, dec, IDENTITY, readAll } from "./_helpers.ts";
+
+/** A memory storage that records the chunk sizes each put receives. */
+function recordingStorage(): CheckpointStorage & { chunkSizes: number[] } {
+  const inner = memoryCheckpointStorage();
+  const chunkSizes: number[] = [];
+  return {
+    chunkSizes,
+    get: inner.get,
+    delete: inner.delete,
+    put(key, data, options) {
+      return inner.put(
+        key,
+        (async function* () {
+          for await (const chunk of data) {
+            chunkSizes.push(chunk.byteLength);
+            yield chunk;
+          }
+        })(),
+        options,
+      );
+    },
+  };
+}
+
+test("saveCheckpoint writes NDJSON: a header, one compact line per object, an end marker with a checksum", async () => {
+  const storage = memoryCheckpointStorage();
+  const items = configMaps(3, 40);
+  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "77", items });
+  const text = dec.decode(await readAll((await storage.get("k"))!));
+  assert.ok(text.endsWith("\n"));
+  const lines = text.slice(0, -1).split("\n");
+  assert.equal(lines.length, 5);
+  const header = JSON.parse(lines[0]);
+  assert.equal(header.format, "kube-reflector-checkpoint");
+  assert.equal(header.version, 1);
+  assert.equal(header.resourceVersion, "77");
+  assert.equal(header.count, 3);
+  assert.deepEqual(header.identity, IDENTITY);
+  assert.deepEqual(lines.slice(1, 4), items.map((item) => JSON.stringify(item)));
+  const trailer = JSON.parse(lines[4]);
+  assert.equal(trailer.end, "kube-reflector-checkpoint");
+  assert.equal(trailer.count, 3);
+  assert.match(trailer.checksum, /^[0-9a-f]{32}$/);
+});
+
+test("saveCheckpoint streams chunks of about 64 KiB, never the whole text at once", async () => {
+  const storage = recordingStorage();
+  const items = configMaps(2000, 1000); // about 2.5 MB
+  const { bytes, count } = await saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "1",
+    items,
+  });
+  assert.equal(count, 2000);
+  assert.equal(storage.chunkSizes.reduce((a, b) => a + b, 0), bytes);
+  assert.ok(storage.chunkSizes.length > 20, `${storage.chunkSizes.length} chunks`);
+  assert.ok(
+    Math.max(...storage.chunkSizes) < 200 * 1024,
+    `largest chunk ${Math.max(...storage.chunkSizes)}`,
+  );
+  assert.ok(storage.chunkSizes.slice(0, -1).every((n) => n >= 64 * 1024));
+});
+
+test("saveCheckpoint gives the event loop turns while saving many objects", async () => {
+  const storage = memoryCheckpointStorage();
+  const items = configMaps(8000, 1000); // about 10 MB
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 0);
+  try {
+    await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+  } finally {
+    clearInterval(timer);
+  }
+  assert.ok(ticks >= 2, `timer ran ${ticks} times during the save`);
+  let loadTicks = 0;
+  const loadTimer = setInterval(() => loadTicks++, 0);
+  try {
+    assert.equal((await loadCheckpoint(storage, "k", IDENTITY))?.items.length, 8000);
+  } finally {
+    clearInterval(loadTimer);
+  }
+  assert.ok(loadTicks >= 2, `timer ran ${loadTicks} times during the load`);
+});
+
+test("saveCheckpoint takes any iterable of objects, as a snapshot", async () => {
+  const storage = memoryCheckpointStorage();
+  const map = new Map(configMaps(5).map((o) => [o.metadata.name!, o]));
+  const pending = saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "5",
+    items: map.values(),
+  });
+  map.clear(); // after the call: the save holds its own list
+  await pending;
+  assert.equal((await loadCheckpoint(storage, "k", IDENTITY))?.items.length, 5);
+});
+
+test("saveCheckpoint never saves credentials of the server URL", async () => {
+  const storage = memoryCheckpointStorage();
+  const identity = {
+    ...IDENTITY,
+    server: "https://admin:s3cret@k8s.example.com:6443/?token=abc#x",
+  };
+  await saveCheckpoint(storage, "k", { identity, resourceVersion: "1", items: [] });
+  const text = dec.decode(await readAll((await storage.get("k"))!));
+  assert.doesNotMatch(text, /s3cret|admin|token=abc/);
+  assert.equal(
+    (await loadCheckpoint(storage, "k", IDENTITY))?.identity.server,
+    "https://k8s.example.com:6443",
+  );
+});
+
+test("saveCheckpoint refuses invalid arguments with a TypeError and keeps the previous checkpoint", async () => {
+  const storage = memoryCheckpointStorage();
+  await saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "1",
+    items: configMaps(2),
+  });
+  const bad: [string, () => Promise<unknown>][] = [
+    [
+      "empty key",
+      () => saveCheckpoint(storage, "", { identity: IDENTITY, resourceVersion: "2", items: [] }),
+    ],
+    [
+      "empty resourceVersion",
+      () => saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "", items: [] }),
+    ],
+    ["identity without resource", () =>
+      saveCheckpoint(storage, "k", {
+        identity: { ...IDENTITY, resource: undefined as unknown as string },
+        resourceVersion: "2",
+        items: [],
+      })],
+    ["item without metadata", () =>
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: [...configMaps(3), { kind: "Nope" } as never],
+      })],
+    ["item JSON cannot encode", () =>
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: [{ metadata: { name: "big" }, n: 1n } as never],
+      })],
+  ];
+  for (const [name, call] of bad) {
+    await assert.rejects(call(), TypeError, name);
+  }
+  const kept = await loadCheckpoint(storage, "k", IDENTITY);
+  assert.equal(kept?.resourceVersion, "1");
+  assert.equal(kept?.items.length, 2);
+});
+
+test("saveCheckpoint turns a storage failure into a CheckpointError (storage) with the cause", async () => {
+  const failure = new Error("quota exceeded");
+  const storage: CheckpointStorage = {
+    get: () => Promise.resolve(undefined),
+    delete: () => Promise.resolve(),
+    async put(_key, data) {
+      for await (const _ of data) throw failure;
+    },
+  };
+  await assert.rejects(
+    saveCheckpoint(storage, "k", {
+      identity: IDENTITY,
+      resourceVersion: "1",
+      items: configMaps(1),
+    }),
+    (err) => err instanceof CheckpointError && err.reason === "storage" && err.cause === failure,
+  );
+  const lazy: CheckpointStorage = { ...storage, put: () => Promise.resolve() }; // never reads its data
+  await assert.rejects(
+    saveCheckpoint(lazy, "k", { identity: IDENTITY, resourceVersion: "1", items: [] }),
+    (err) => err instanceof CheckpointError && err.reason === "storage",
+  );
+});
+
+test("saveCheckpoint rejects with the abort reason and keeps the previous checkpoint", async () => {
+  const storage = memoryCheckpointStorage();
+  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items: [] });
+  const ac = new AbortController();
+  const pending = saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "2",
+    items: configMaps(3000, 1000),
+  }, { signal: ac.signal });
+  setTimeout(() => ac.abort(new Error("stop saving")), 0);
+  await assert.rejects(pending, /stop saving/);
+  assert.equal((await loadCheckpoint(storage, "k", IDENTITY))?.resourceVersion, "1");
+  await assert.rejects(
+    saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "3", items: [] }, {
+      signal: ac.signal,
+    }),
+    /stop saving/,
+  );
+});
