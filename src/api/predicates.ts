@@ -87,3 +87,21 @@ export function isRetriable(err: unknown): boolean {
   if (!(err instanceof KubeStatusError)) return true;
   return err.code === 429 || err.code === 408 || err.code >= 500 || isExpired(err);
 }
+
+/**
+ * True when the object (or the resource) does not exist: HTTP 404. A
+ * delete of an object already gone, or a get before a create, often
+ * treats this as success.
+ */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof KubeStatusError && err.code === 404;
+}
+
+/**
+ * True when a create found its name taken: 409 with reason
+ * `AlreadyExists` (never a {@linkcode KubeConflictError}: retrying will not
+ * help; get and replace, or apply, instead).
+ */
+export function isAlreadyExists(err: unknown): boolean {
+  return err instanceof KubeStatusError && err.code === 409 && err.reason === "AlreadyExists";
+}

@@ -80,7 +80,7 @@ export class FaultRules {
 }
 
 const KINDS = new Set(["status", "close", "stall", "error-event", "raw", "chunked", "reset"]);
-const VERBS = new Set(["list", "watch", "get", "create", "update", "delete", "any"]);
+const VERBS = new Set(["list", "watch", "get", "create", "update", "patch", "delete", "any"]);
 
 function validate(rule: FaultRule): void {
   const { fault, times = 1, verb = "any" } = rule;

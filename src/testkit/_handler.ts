@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerContext } from "./_context.ts";
-import { serveCreate, serveDelete, serveGet, serveUpdate } from "./_crud.ts";
+import { serveCreate, serveDelete, serveGet, servePatch, serveUpdate } from "./_crud.ts";
 import type { FaultRules } from "./_fault_rules.ts";
 import { wantsPretty } from "./_json.ts";
 import { SelectorError } from "./_label_selector.ts";
@@ -80,7 +80,7 @@ async function serve(
     wantsPretty(url.searchParams, req.headers["user-agent"]),
     deps.keepAlive,
   );
-  const body = method === "POST" || method === "PUT" ? await readBody(req) : "";
+  const body = ["POST", "PUT", "PATCH", "DELETE"].includes(method) ? await readBody(req) : "";
   if (signal.aborted) return;
 
   const tokens = deps.tokens();
@@ -121,6 +121,7 @@ async function serve(
     throw err;
   }
   const query = url.searchParams;
+  const dryRun = query.getAll("dryRun").includes("All");
   switch (route.verb) {
     case "list":
       return await serveList(ctx, reply, { resource, namespace, query, view, fault, signal });
@@ -128,19 +129,25 @@ async function serve(
       return serveWatch(ctx, reply, { resource, namespace, query, view, fault });
     case "get":
       return serveGet(ctx, reply, { resource, namespace, name, view });
-    case "delete":
-      return serveDelete(ctx, reply, { resource, namespace, name, view });
+    case "patch":
+      return servePatch(ctx, reply, { resource, namespace, name, view, dryRun }, {
+        contentType: record.contentType ?? "",
+        body,
+        fieldManager: query.get("fieldManager"),
+      });
     case "create":
-    case "update": {
+    case "update":
+    case "delete": {
       let parsed: unknown;
       try {
-        parsed = JSON.parse(body);
+        parsed = route.verb === "delete" && body.trim() === "" ? {} : JSON.parse(body);
       } catch (err) {
         return reply.status(
           badRequest(`the request body is not valid JSON: ${(err as Error).message}`),
         );
       }
-      const target = { resource, namespace, name, view };
+      const target = { resource, namespace, name, view, dryRun };
+      if (route.verb === "delete") return serveDelete(ctx, reply, target, parsed);
       if (route.verb === "create") return serveCreate(ctx, reply, target, parsed);
       return serveUpdate(ctx, reply, target, parsed);
     }
@@ -195,6 +202,8 @@ function recordOf(route: Route, method: string, url: URL, req: IncomingMessage):
   if (req.headers.accept !== undefined) record.accept = req.headers.accept;
   const encoding = req.headers["accept-encoding"];
   if (encoding !== undefined) record.acceptEncoding = String(encoding);
+  const contentType = req.headers["content-type"];
+  if (contentType !== undefined) record.contentType = contentType;
   return record;
 }
 

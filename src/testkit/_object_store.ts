@@ -39,6 +39,18 @@ export function objectKey(resource: Resource, namespace: string | undefined, nam
   return resource.namespaced ? `${namespace ?? ""}/${name}` : name;
 }
 
+/** Options of one write. */
+export interface WriteOptions {
+  /** Check and answer, but store nothing (`dryRun=All`): no new resourceVersion, no event. */
+  dryRun?: boolean;
+}
+
+/** Options of a delete. */
+export interface DeleteOptions extends WriteOptions {
+  /** Delete only an object with this uid and/or resourceVersion, else 409 Conflict. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
 /** Objects by resource, a global resourceVersion, and the change history. */
 export class ObjectStore {
   #rv: number;
@@ -127,7 +139,7 @@ export class ObjectStore {
   }
 
   /** Stores a new object; 409 AlreadyExists when the key is taken. */
-  create(resource: Resource, input: KubeObject): KubeObject {
+  create(resource: Resource, input: KubeObject, options: WriteOptions = {}): KubeObject {
     const meta = input.metadata ?? {};
     const name = meta.name || generateName(meta.generateName);
     if (!name) {
@@ -146,9 +158,11 @@ export class ObjectStore {
       name,
       namespace,
       uid: meta.uid || crypto.randomUUID(),
-      resourceVersion: String(this.#rv + 1),
+      // a dry run stores nothing, so no version (as the real server answers)
+      resourceVersion: options.dryRun ? undefined : String(this.#rv + 1),
       creationTimestamp: meta.creationTimestamp || timestamp(),
     });
+    if (options.dryRun) return object;
     return this.#commit(resource, "ADDED", object);
   }
 
@@ -156,7 +170,7 @@ export class ObjectStore {
    * Replaces an object, keeping its uid and creationTimestamp; 404 when
    * missing, 409 Conflict when `metadata.resourceVersion` is set and stale.
    */
-  update(resource: Resource, input: KubeObject): KubeObject {
+  update(resource: Resource, input: KubeObject, options: WriteOptions = {}): KubeObject {
     const meta = input.metadata ?? {};
     const namespace = resource.namespaced ? meta.namespace || "default" : undefined;
     const name = meta.name ?? "";
@@ -167,15 +181,35 @@ export class ObjectStore {
     }
     const object = normalize(resource, input, {
       ...existing.metadata,
-      resourceVersion: String(this.#rv + 1),
+      resourceVersion: options.dryRun ? existing.metadata.resourceVersion : String(this.#rv + 1),
     });
+    if (options.dryRun) return object;
     return this.#commit(resource, "MODIFIED", object, existing);
   }
 
   /** Removes an object; returns its last state at the deletion's resourceVersion. */
-  delete(resource: Resource, namespace: string | undefined, name: string): KubeObject {
+  delete(
+    resource: Resource,
+    namespace: string | undefined,
+    name: string,
+    options: DeleteOptions = {},
+  ): KubeObject {
     const existing = this.get(resource, namespace, name);
     if (!existing) throw statusError(objectNotFound(resource.resource, name, resource.group));
+    const { uid, resourceVersion } = options.preconditions ?? {};
+    for (
+      const [field, wanted, actual] of [
+        ["UID", uid, existing.metadata.uid],
+        ["ResourceVersion", resourceVersion, existing.metadata.resourceVersion],
+      ]
+    ) {
+      if (wanted !== undefined && wanted !== actual) {
+        const why = `Precondition failed: ${field} in precondition: ${wanted}, ` +
+          `${field} in object meta: ${actual}`;
+        throw statusError(conflict(resource.resource, name, resource.group, why));
+      }
+    }
+    if (options.dryRun) return existing;
     const object = {
       ...existing,
       metadata: { ...existing.metadata, resourceVersion: String(this.#rv + 1) },
@@ -243,7 +277,7 @@ function normalize(resource: Resource, input: KubeObject, identity: ObjectMeta):
   if (generateName) meta.generateName = generateName;
   if (identity.namespace) meta.namespace = identity.namespace;
   meta.uid = identity.uid;
-  meta.resourceVersion = identity.resourceVersion;
+  if (identity.resourceVersion !== undefined) meta.resourceVersion = identity.resourceVersion;
   if (generation !== undefined) meta.generation = generation;
   meta.creationTimestamp = identity.creationTimestamp;
   Object.assign(meta, otherMeta);

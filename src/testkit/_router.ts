@@ -84,6 +84,8 @@ function verbOf(method: string, name: string | undefined, query: URLSearchParams
       return name === undefined ? "create" : "unknown";
     case "PUT":
       return name === undefined ? "unknown" : "update";
+    case "PATCH":
+      return name === undefined ? "unknown" : "patch";
     case "DELETE":
       return name === undefined ? "unknown" : "delete";
     default:

@@ -53,14 +53,65 @@ export function alreadyExists(resource: string, name: string, group = ""): Statu
   return failure(409, "AlreadyExists", message, { details });
 }
 
-/** 409 Conflict: an update carried a stale resourceVersion. */
-export function conflict(resource: string, name: string, group = ""): Status {
+/** 409 Conflict: an update carried a stale resourceVersion (or `why`: a failed precondition). */
+export function conflict(
+  resource: string,
+  name: string,
+  group = "",
+  why =
+    "the object has been modified; please apply your changes to the latest version and try again",
+): Status {
   const details: Details = { name };
   if (group) details.group = group;
   details.kind = resource;
-  const message = `Operation cannot be fulfilled on ${qualified(resource, group)} "${name}": ` +
-    "the object has been modified; please apply your changes to the latest version and try again";
+  const message = `Operation cannot be fulfilled on ${
+    qualified(resource, group)
+  } "${name}": ${why}`;
   return failure(409, "Conflict", message, { details });
+}
+
+/** The patch content types a resource accepts (custom resources: no strategic merge patch). */
+export const PATCH_CONTENT_TYPES = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  "application/apply-patch+yaml",
+  "application/strategic-merge-patch+json",
+] as const;
+
+/** 415 for a PATCH whose Content-Type is no patch type. */
+export function unsupportedPatchType(accepted: readonly string[]): Status {
+  return failure(
+    415,
+    "UnsupportedMediaType",
+    "the body of the request was in an unknown format - accepted media types include: " +
+      accepted.join(", "),
+  );
+}
+
+/** 422 for an apply without `fieldManager`. */
+export function fieldManagerRequired(): Status {
+  const message = "is required for apply patch";
+  return failure(
+    422,
+    "Invalid",
+    `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: ${message}`,
+    {
+      details: {
+        group: "meta.k8s.io",
+        kind: "PatchOptions",
+        causes: [{
+          reason: "FieldValueRequired",
+          message: `Required value: ${message}`,
+          field: "fieldManager",
+        }],
+      },
+    },
+  );
+}
+
+/** 422 for a patch that does not apply (a failed JSON patch `test`, a missing path). */
+export function patchFailed(message: string): Status {
+  return failure(422, "Invalid", message);
 }
 
 /** 401 (unauthorized.http). */
@@ -175,6 +226,14 @@ export function statusForCode(
     }
     case 404:
       return message ? failure(404, "NotFound", message, { details: {} }) : resourceNotFound();
+    case 409:
+      return failure(
+        409,
+        "Conflict",
+        message ??
+          "the object has been modified; please apply your changes to the latest version and try again",
+        { details: { kind: resource } },
+      );
     case 410:
       if (message) return failure(410, "Expired", message);
       return verb === "watch" ? watchTooOld() : listTooOld();

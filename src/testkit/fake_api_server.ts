@@ -26,7 +26,13 @@ import type {
  * for Node and Deno; `close()` leaves no socket or timer behind.
  *
  * Served: `GET` lists and watches (`/api/v1/...`, `/apis/GROUP/VERSION/...`,
- * all namespaces or one), `GET`, `POST`, `PUT` and `DELETE` of objects.
+ * all namespaces or one), `GET`, `POST`, `PUT`, `PATCH` and `DELETE` of
+ * objects, with `dryRun=All` and delete preconditions; a stale
+ * `metadata.resourceVersion` gives 409 Conflict. `PATCH` takes JSON merge
+ * and JSON patches as the real server does; strategic merge patches and
+ * server-side apply (JSON bodies, `fieldManager` required) are served as
+ * merge patches (apply: create or merge), so lists are replaced, never
+ * merged by key, and no field ownership or apply conflict exists.
  *
  * @example Serve objects and read them back over HTTP
  * ```ts

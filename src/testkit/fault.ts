@@ -146,7 +146,15 @@ export type Fault =
 /**
  * The requests a rule applies to (`"any"`: all).
  */
-export type FaultVerb = "list" | "watch" | "get" | "create" | "update" | "delete" | "any";
+export type FaultVerb =
+  | "list"
+  | "watch"
+  | "get"
+  | "create"
+  | "update"
+  | "patch"
+  | "delete"
+  | "any";
 
 /**
  * A rule: which requests get which fault, how many times. Rules are tried

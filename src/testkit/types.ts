@@ -54,7 +54,15 @@ export interface ObjectsQuery {
  * What a request asked for, as the API server's request-info resolver
  * names it (`"unknown"`: anything else, such as a path outside the API).
  */
-export type RequestVerb = "list" | "watch" | "get" | "create" | "update" | "delete" | "unknown";
+export type RequestVerb =
+  | "list"
+  | "watch"
+  | "get"
+  | "create"
+  | "update"
+  | "patch"
+  | "delete"
+  | "unknown";
 
 /**
  * One request the fake API server received, in arrival order.
@@ -84,6 +92,8 @@ export interface RecordedRequest {
   accept?: string;
   /** The `Accept-Encoding` header, when sent. */
   acceptEncoding?: string;
+  /** The `Content-Type` header, when sent (a PATCH's tells its patch type). */
+  contentType?: string;
   /** `Date.now()` at arrival. */
   at: number;
   /** The HTTP status once answered (`undefined` while unanswered, or when the connection was reset). */

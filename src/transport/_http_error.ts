@@ -1,3 +1,4 @@
+import { KubeConflictError } from "../api/kube_conflict_error.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { retryAfterMsFromHeader } from "../api/retry_after.ts";
 import type { Status } from "../api/types.ts";
@@ -47,7 +48,8 @@ function asStatus(text: string): Status | undefined {
 }
 
 /**
- * Turns a failed response into a {@linkcode KubeStatusError}, consuming
+ * Turns a failed response into a {@linkcode KubeStatusError} (a
+ * {@linkcode KubeConflictError} for a 409 other than `AlreadyExists`), consuming
  * (at most 64 KiB of) its body. A body that is not a Status is described by
  * its content type and size, never quoted. `Retry-After` comes from the
  * header, else from the Status's `details.retryAfterSeconds`; invalid
@@ -72,5 +74,10 @@ export async function statusErrorFromResponse(
     : `${res.statusText || "error"} (${type.split(";")[0]}, ${
       new TextEncoder().encode(text).length
     } bytes)`;
-  return new KubeStatusError({ code: res.status, request, status, retryAfterMs, bodyDescription });
+  const options = { code: res.status, request, status, retryAfterMs, bodyDescription };
+  // A 409 is a conflict (modified since read) unless the name was taken (client-go's IsConflict).
+  if (res.status === 409 && status?.reason !== "AlreadyExists") {
+    return new KubeConflictError(options);
+  }
+  return new KubeStatusError(options);
 }
