@@ -56,3 +56,4 @@ export {
   type ReflectorMetrics,
   type ReflectorMetricsSources,
 } from "./src/metrics/reflector_metrics.ts";
+export type { WorkQueueMetrics } from "./src/metrics/workqueue_metrics.ts";

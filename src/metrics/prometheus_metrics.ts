@@ -7,6 +7,7 @@
  */
 import { errorReason } from "./error_reason.ts";
 import { createSeries, type Live, relistReason } from "./_prometheus_series.ts";
+import { workqueueSeries } from "./_prometheus_workqueue.ts";
 import type { PromClientLike, PromLabels, PromRegistryLike } from "./prom_client_like.ts";
 import type {
   MetricsProvider,
@@ -34,6 +35,8 @@ export interface PrometheusMetrics extends MetricsProvider {
   readonly registry: PromRegistryLike;
   /** Reflector names with live series. */
   readonly names: string[];
+  /** Work queue names with live series. */
+  readonly workqueueNames: string[];
   /** Removes every metric of this adapter from the registry. */
   unregister(): void;
 }
@@ -59,6 +62,10 @@ const cache = new WeakMap<PromRegistryLike, Map<string, PrometheusMetrics>>();
  * (how long the store has not been current; 0 while watching),
  * `informer_handler_queue_depth`, `informer_handler_duration_seconds`,
  * `informer_handler_errors_total`, `informer_handler_queue_overflows_total`.
+ * Work queues (registered on the first `workqueue(name)`, removed when the
+ * queue shuts down): `workqueue_depth`, `workqueue_adds_total`,
+ * `workqueue_retries_total`, `workqueue_queue_duration_seconds`,
+ * `workqueue_work_duration_seconds`.
  *
  * @example A plain Reflector's metrics
  * ```ts
@@ -128,17 +135,23 @@ function createAdapter<R extends PromRegistryLike>(
 ): PrometheusMetrics {
   const live = new Map<string, Live>();
   const { m, names, removeSeries } = createSeries(client, registry, prefix, live);
+  const queues = workqueueSeries(client, registry, prefix, names);
 
   return {
     registry,
     get names() {
       return [...live.keys()];
     },
+    get workqueueNames() {
+      return queues.names();
+    },
     unregister() {
       for (const name of names) registry.removeSingleMetric(name);
       live.clear();
+      queues.clear();
       forget();
     },
+    workqueue: (name: string) => queues.workqueue(name),
     reflector(name: string, sources: ReflectorMetricsSources = {}): ReflectorMetrics {
       if (typeof name !== "string" || name === "") {
         throw new TypeError("reflector metrics: name must be a non-empty string");

@@ -6,6 +6,7 @@
  * @module
  */
 import type { WatcherObserver } from "../reflector/watcher_options.ts";
+import type { WorkQueueMetrics } from "./workqueue_metrics.ts";
 
 /**
  * Values a metrics backend reads when it is scraped (cheap, must not throw).
@@ -85,6 +86,14 @@ export interface MetricsProvider {
    * @param sources Values read at scrape time. Default: none.
    */
   reflector(name: string, sources?: ReflectorMetricsSources): ReflectorMetrics;
+  /**
+   * The metrics of one work queue. A `WorkQueue` asks for them when it is
+   * created and calls their `dispose()` when it shuts down. Optional: a
+   * backend without it records nothing for work queues.
+   *
+   * @param name The queue's name: the series' label.
+   */
+  workqueue?(name: string): WorkQueueMetrics;
 }
 
 /**
@@ -92,4 +101,5 @@ export interface MetricsProvider {
  */
 export const noopMetrics: MetricsProvider = {
   reflector: () => ({ dispose() {} }),
+  workqueue: () => ({ dispose() {} }),
 };
