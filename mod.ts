@@ -56,7 +56,14 @@ export {
   type WatchEventType,
 } from "./src/api/types.ts";
 export { KubeStatusError, type KubeStatusErrorOptions } from "./src/api/kube_status_error.ts";
-export { isExpired, isRetriable, isTooLargeResourceVersion } from "./src/api/predicates.ts";
+export {
+  isAlreadyExists,
+  isExpired,
+  isNotFound,
+  isRetriable,
+  isTooLargeResourceVersion,
+} from "./src/api/predicates.ts";
+export { isConflict, KubeConflictError } from "./src/api/kube_conflict_error.ts";
 export {
   KubeNetworkError,
   KubeRedirectError,
@@ -69,6 +76,7 @@ export {
   WatchIdleTimeoutError,
 } from "./src/api/errors.ts";
 export { MalformedResponseError } from "./src/api/malformed_response_error.ts";
+export { type DeniedPermission, PermissionDeniedError } from "./src/api/permission_denied_error.ts";
 export {
   retryAfterMsFromHeader,
   retryAfterMsFromSeconds,
@@ -95,6 +103,25 @@ export {
   type TokenProvider,
 } from "./src/transport/kube_client.ts";
 export type { ListerWatcher, ListOptions, WatchOptions } from "./src/transport/lister_watcher.ts";
+export {
+  type ApplyOptions,
+  type DeleteOptions,
+  type JsonPatchOperation,
+  type ObjectCallOptions,
+  type PatchOptions,
+  type PatchType,
+  type ResourceCallOptions,
+  type ResourceClient,
+  resourceClient,
+  type ResourceListOptions,
+  type WriteOptions,
+} from "./src/transport/resource_client.ts";
+export {
+  retryOnConflict,
+  type RetryOnConflictAttempt,
+  type RetryOnConflictBackoff,
+  type RetryOnConflictOptions,
+} from "./src/transport/retry_on_conflict.ts";
 export { type ServerFeatures, serverFeatures } from "./src/transport/server_features.ts";
 export {
   resourceListerWatcher,
@@ -119,6 +146,7 @@ export {
   type ListResult,
 } from "./src/reflector/list_pager.ts";
 export type {
+  ErrorContext,
   ErrorHandler,
   ErrorPhase,
   RelistReason,
@@ -166,7 +194,14 @@ export {
   type LabelSelectorSpec,
 } from "./src/informer/label_selector.ts";
 export { Lister, type ListerListOptions, type ReadonlyIndexer } from "./src/informer/lister.ts";
-export { type Syncable, waitForCacheSync } from "./src/informer/wait_for_cache_sync.ts";
+export {
+  type CacheSyncResult,
+  type NotSynced,
+  type Syncable,
+  waitForCacheSync,
+  waitForCacheSyncResult,
+} from "./src/informer/wait_for_cache_sync.ts";
+export type { Logger } from "./src/informer/logger.ts";
 export {
   type InformerResource,
   SharedInformerFactory,
@@ -178,4 +213,11 @@ export {
   type ReflectorMetrics,
   type ReflectorMetricsSources,
 } from "./src/metrics/reflector_metrics.ts";
+export type { WorkQueueMetrics } from "./src/metrics/workqueue_metrics.ts";
 export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/error_reason.ts";
+export { WorkQueue, type WorkQueueOptions } from "./src/workqueue/work_queue.ts";
+export {
+  Controller,
+  type ControllerOptions,
+  type ControllerSource,
+} from "./src/controller/controller.ts";

@@ -76,7 +76,8 @@ export function changeIterator<T extends KubeObject>(
     if (error) w?.reject(error.reason);
     else w?.resolve({ value: undefined, done: true });
   };
-  const onAbort = () => finish({ reason: signal!.reason });
+  // the one abort rule: an iterator ends quietly when its own signal aborts
+  const onAbort = () => finish();
 
   const reg = subscribe({
     onAdd: (object, isInInitialList) =>
@@ -97,7 +98,6 @@ export function changeIterator<T extends KubeObject>(
   return {
     next(): Promise<IteratorResult<InformerChange<T>>> {
       if (signal?.aborted && !done) onAbort();
-      if (signal?.aborted) return Promise.reject(signal.reason);
       if (done) return Promise.resolve({ value: undefined, done: true });
       const result = take();
       if (result) return Promise.resolve(result);

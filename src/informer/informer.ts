@@ -13,7 +13,7 @@ import {
   type ReflectorMetrics,
 } from "../metrics/reflector_metrics.ts";
 import { Reflector, type ReflectorStatus, type RunOptions } from "../reflector/reflector.ts";
-import type { ErrorHandler, ErrorPhase } from "../reflector/watcher_options.ts";
+import type { ErrorHandler, ErrorPhase, WatcherObserver } from "../reflector/watcher_options.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { changeIterator } from "./_change_iterator.ts";
 import { fanOut } from "./_fan_out_observer.ts";
@@ -22,6 +22,7 @@ import { Listener } from "./_listener.ts";
 import type { HandlerRegistration } from "./handler_registration.ts";
 import type { InformerChange } from "./informer_change.ts";
 import { InformerStore } from "./informer_store.ts";
+import { defaultLogger, log, type Logger, messageOf, resolveLogger } from "./logger.ts";
 import { Lister, type ReadonlyIndexer } from "./lister.ts";
 import type { InformerOptions } from "./informer_options.ts";
 import type { HandlerOptions, ResourceEventHandler } from "./resource_event_handler.ts";
@@ -139,6 +140,7 @@ export class Informer<T extends KubeObject = KubeObject> {
   readonly #reflector: Reflector<T>;
   readonly #keyFunc: KeyFunc<T>;
   readonly #onError: ErrorHandler;
+  readonly #logger: Logger;
   readonly #maxQueueLength: number;
   readonly #provider: MetricsProvider;
   /** Each listener, with the close callback of a `changes()` iterator. */
@@ -162,6 +164,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       indexers,
       maxQueueLength = 1000,
       replayCheckpointAsAdds = false,
+      logger: loggerOption,
     } = options;
     const {
       metrics = noopMetrics,
@@ -172,6 +175,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       indexers: _i,
       maxQueueLength: _m,
       replayCheckpointAsAdds: _r,
+      logger: _l,
       ...reflectorOptions
     } = options;
     if (!Number.isInteger(maxQueueLength) || maxQueueLength < 1) {
@@ -189,11 +193,23 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.#keyFunc = keyFunc;
     this.#maxQueueLength = maxQueueLength;
     this.#provider = metrics;
-    this.#onError = onError ??
-      ((err: unknown, phase: ErrorPhase) =>
-        console.warn(
-          `[${this.name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`,
-        ));
+    const logger = this.#logger = resolveLogger(loggerOption, "Informer");
+    // The user's handler is told which informer reports; without one, the logger warns.
+    const context = { name: this.name };
+    this.#onError = onError
+      ? (err: unknown, phase: ErrorPhase) => onError(err, phase, context)
+      : (err: unknown, phase: ErrorPhase) =>
+        log(logger, "warn", `[${this.name}] ${phase}: ${messageOf(err)}`, {
+          name: this.name,
+          phase,
+          error: err,
+        });
+    const relistLog: WatcherObserver = {
+      relist: (reason) => {
+        if (reason === "initial" || !this.#reflector.hasSynced()) return;
+        log(logger, "info", `[${this.name}] relisting (${reason})`, { name: this.name, reason });
+      },
+    };
     this.#store = new InformerStore({
       transform,
       keyFunc,
@@ -205,7 +221,10 @@ export class Informer<T extends KubeObject = KubeObject> {
       ...reflectorOptions,
       name: this.name,
       onError: this.#onError,
-      observer: fanOut(observer, () => this.#metrics),
+      observer: fanOut(
+        logger === defaultLogger ? observer : fanOut(observer, () => relistLog),
+        () => this.#metrics,
+      ),
     });
   }
 
@@ -272,8 +291,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   /**
    * The changes as an async iterator: `add`, `update`, `delete`, and one
    * `synced` after the initial adds. A slow consumer is handled as a slow
-   * handler (see the queue policy). Ends when the informer stops; aborting
-   * `signal` makes it throw `signal.reason`.
+   * handler (see the queue policy). Ends when the informer stops, and
+   * quietly when `signal` aborts (the library's one abort rule).
    */
   changes(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<InformerChange<T>> {
     const subscribe = (handler: ResourceEventHandler<T>, onClose: () => void) =>
@@ -353,6 +372,10 @@ export class Informer<T extends KubeObject = KubeObject> {
 
   #broadcast(change: InformerChange<T>): void {
     if (change.type === "synced") {
+      log(this.#logger, "info", `[${this.name}] synced: ${this.#store.size} objects`, {
+        name: this.name,
+        objects: this.#store.size,
+      });
       for (const l of this.#listeners.keys()) l.markInitial(this.#seq);
       return;
     }

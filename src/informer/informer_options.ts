@@ -8,6 +8,7 @@ import type { Indexers } from "../cache/indexer.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
 import type { MetricsProvider } from "../metrics/reflector_metrics.ts";
 import type { ReflectorOptions } from "../reflector/reflector.ts";
+import type { Logger } from "./logger.ts";
 import type { TransformFunc } from "./transform.ts";
 
 /**
@@ -26,6 +27,12 @@ export interface InformerOptions<T extends KubeObject> extends ReflectorOptions 
   maxQueueLength?: number;
   /** Metrics backend. Default: `noopMetrics`. */
   metrics?: MetricsProvider;
+  /**
+   * Where the informer writes what it has to say (see {@linkcode Logger} for
+   * which level gets what). Handled errors go to `onError` when it is given,
+   * else to `logger.warn`. Default: warnings to `console.warn`, nothing else.
+   */
+  logger?: Logger;
   /**
    * With a `checkpoint`: deliver its objects to the handlers as adds when it
    * is loaded, as client-go does on every start, for handlers that need to

@@ -151,6 +151,26 @@ export class LabelSelector {
     });
   }
 
+  /**
+   * The same selector in a canonical form: requirements sorted by key (then
+   * operator and values), the values of `in` and `notin` sorted, duplicates
+   * dropped. Equivalent selectors (`x=1,y=2` and `y=2, x=1`, `k in (a,b)`
+   * and `k in (b,a)`) give equal {@linkcode LabelSelector.toString}s.
+   */
+  normalized(): LabelSelector {
+    const seen = new Map<string, Requirement>();
+    for (const r of this.#requirements) {
+      const values = [...new Set(r.values)].sort(compare);
+      const req = { key: r.key, op: r.op, values };
+      seen.set(JSON.stringify([req.key, req.op, values]), req);
+    }
+    const reqs = [...seen.values()].sort((a, b) =>
+      compare(a.key, b.key) || compare(a.op, b.op) ||
+      compare(a.values.join(","), b.values.join(","))
+    );
+    return new LabelSelector(reqs);
+  }
+
   /** The selector in string syntax (what the API server's `labelSelector` takes). */
   toString(): string {
     return this.#requirements.map(({ key, op, values }) => {
@@ -223,6 +243,11 @@ function parseTokens(tokens: string[], source: string): Requirement[] {
     }
   }
   return reqs;
+}
+
+/** Code-unit order: the same on every runtime and locale. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function invalid(source: string, why: string): TypeError {

@@ -4,16 +4,21 @@
  * @module
  */
 import type { KubeObject } from "../api/types.ts";
-import type { ErrorHandler } from "../reflector/watcher_options.ts";
 import type { KubeClient } from "../transport/kube_client.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import {
   resourceListerWatcher,
   type ResourceListerWatcherOptions,
 } from "../transport/resource_lister_watcher.ts";
+import { normalizeFieldSelector, normalizeLabelSelector } from "./_normalize_selectors.ts";
 import { Informer } from "./informer.ts";
 import type { InformerOptions } from "./informer_options.ts";
-import { waitForCacheSync } from "./wait_for_cache_sync.ts";
+import { log, type Logger, messageOf, resolveLogger } from "./logger.ts";
+import {
+  type CacheSyncResult,
+  waitForCacheSync,
+  waitForCacheSyncResult,
+} from "./wait_for_cache_sync.ts";
 
 /**
  * Which objects an informer of a {@linkcode SharedInformerFactory} watches (its sharing key).
@@ -29,18 +34,43 @@ export type InformerResource = Pick<
 export interface SharedInformerFactoryOptions {
   /** The client every informer lists and watches through. Required unless `listerWatcher` is given. */
   client?: KubeClient;
-  /** Makes the ListerWatcher of a resource. Default: `resourceListerWatcher(client, resource)`. */
+  /**
+   * Makes the ListerWatcher of a resource; it gets the selectors normalized.
+   * Default: `resourceListerWatcher(client, resource)`.
+   */
   listerWatcher?: (resource: InformerResource) => ListerWatcher;
   /** Options of every informer (each `informerFor` call may add its own). Default: `{}`. */
   defaults?: Omit<InformerOptions<KubeObject>, "name" | "transform" | "keyFunc" | "indexers">;
+  /**
+   * The factory's logger, and every informer's unless `defaults.logger` or
+   * its own options say otherwise (see {@linkcode Logger}). Handled errors
+   * go to `onError` when one is given, else to the logger's `warn`.
+   * Default: warnings and errors to the console, nothing else.
+   */
+  logger?: Logger;
+}
+
+interface Entry {
+  informer: Informer<KubeObject>;
+  /** The options it was made with, defaults included: what a later call must not contradict. */
+  options: Record<string, unknown>;
 }
 
 /**
  * Hands out one {@linkcode Informer} per resource, namespace and selectors,
  * however many consumers ask (client-go's `SharedInformerFactory`), and
  * runs them all with one `AbortSignal`. Informers asked for after `start()`
- * start at once. The options of the first `informerFor` call for a resource
- * win; later callers share that informer and add their own handlers.
+ * start at once.
+ *
+ * Identity: selectors are normalized, so equivalent ones (`x=1,y=2` and
+ * `y=2, x=1`; `k in (a,b)` and `k in (b,a)`; field selector terms in any
+ * order) share one informer. Its default name (metrics label, log prefix)
+ * is readable: `pods`, `configmaps.team-a`, `configmaps.team-a[app=web,tier in (a,b)]`,
+ * `pods[fields:spec.nodeName=n1]`, with `(metadata)` for `metadataOnly`.
+ * A later `informerFor` of the same informer may pass no options or the
+ * same ones; an option that differs from the first call's (a different
+ * `transform`, `indexers`, `resyncPeriodMs`, `expectedKind`...) throws a
+ * `TypeError` naming it, as its informer could not honour it.
  *
  * @example
  * ```ts
@@ -52,7 +82,7 @@ export interface SharedInformerFactoryOptions {
  * server.create({
  *   apiVersion: "v1",
  *   kind: "Pod",
- *   metadata: { name: "web-1", namespace: "prod", labels: { app: "web" } },
+ *   metadata: { name: "web-1", namespace: "prod", labels: { app: "web", tier: "a" } },
  * });
  * const factory = new SharedInformerFactory({ client: new KubeClient({ server: server.url }) });
  * const pods = factory.informerFor({ apiVersion: "v1", resource: "pods" }, {
@@ -62,11 +92,18 @@ export interface SharedInformerFactoryOptions {
  * pods.addEventHandler({ onAdd: (pod) => void added.push(pod.metadata.name!) });
  * // another part of the program asks for the same resource: the same informer, one watch
  * assert.equal(factory.informerFor({ apiVersion: "v1", resource: "pods" }), pods);
- * factory.informerFor({ apiVersion: "v1", resource: "configmaps", namespace: "prod" });
+ * const web = factory.informerFor({
+ *   apiVersion: "v1",
+ *   resource: "pods",
+ *   namespace: "prod",
+ *   labelSelector: "tier in (b, a), app=web",
+ * });
+ * assert.equal(web.name, "pods.prod[app=web,tier in (a,b)]");
  * const ac = new AbortController();
  * const done = factory.start({ signal: ac.signal });
- * assert.ok(await factory.waitForCacheSync(ac.signal));
- * assert.equal(pods.lister().list({ labelSelector: "app=web" }).length, 1);
+ * const sync = await factory.waitForCacheSyncResult(AbortSignal.timeout(10_000));
+ * assert.ok(sync.synced, sync.message);
+ * assert.equal(web.lister().list().length, 1);
  * ac.abort();
  * await done;
  * assert.deepEqual(added, ["web-1"]);
@@ -76,35 +113,44 @@ export interface SharedInformerFactoryOptions {
 export class SharedInformerFactory {
   readonly #makeLw: (resource: InformerResource) => ListerWatcher;
   readonly #defaults: Omit<InformerOptions<KubeObject>, "name">;
-  readonly #informers = new Map<string, Informer<KubeObject>>();
+  readonly #logger: Logger;
+  readonly #entries = new Map<string, Entry>();
   readonly #runs: Promise<void>[] = [];
+  /** One controller per running informer, aborted by the factory's one listener. */
+  readonly #controllers = new Set<AbortController>();
   #signal: AbortSignal | undefined;
 
   /**
    * Creates a factory holding no informer yet.
    *
-   * @throws {TypeError} when neither `client` nor `listerWatcher` is given.
+   * @throws {TypeError} when neither `client` nor `listerWatcher` is given,
+   *   or `logger` lacks a level.
    */
   constructor(options: SharedInformerFactoryOptions) {
-    const { client, listerWatcher, defaults = {} } = options ?? {};
+    const { client, listerWatcher, defaults = {}, logger } = options ?? {};
     if (listerWatcher !== undefined && typeof listerWatcher !== "function") {
       throw new TypeError("SharedInformerFactory: listerWatcher must be a function");
     }
     if (!listerWatcher && !client) {
       throw new TypeError("SharedInformerFactory: client or listerWatcher is required");
     }
+    this.#logger = resolveLogger(logger, "SharedInformerFactory");
     this.#makeLw = listerWatcher ?? ((r) => resourceListerWatcher(client!, r));
-    this.#defaults = defaults;
+    this.#defaults = logger ? { logger, ...defaults } : defaults;
   }
 
   /** Every informer handed out so far. */
   get informers(): Informer<KubeObject>[] {
-    return [...this.#informers.values()];
+    return [...this.#entries.values()].map((e) => e.informer);
   }
 
   /**
-   * The shared informer of `resource`, created on first request. Its name
-   * (metrics label) defaults to `resource`, or `resource.namespace`.
+   * The shared informer of `resource`, created on first request (see the
+   * class docs for its name and for options of later requests).
+   *
+   * @throws {TypeError} when `apiVersion` or `resource` is missing, a
+   *   selector is invalid, or `options` contradict those of the informer's
+   *   first request.
    */
   informerFor<T extends KubeObject = KubeObject>(
     resource: InformerResource,
@@ -115,36 +161,37 @@ export class SharedInformerFactory {
         "SharedInformerFactory.informerFor: apiVersion and resource are required",
       );
     }
-    const { apiVersion, resource: plural, namespace = "", labelSelector = "", fieldSelector = "" } =
-      resource;
-    const key = JSON.stringify([
-      apiVersion,
-      plural,
-      namespace,
-      labelSelector,
-      fieldSelector,
-      !!resource.metadataOnly,
-    ]);
-    let informer = this.#informers.get(key) as Informer<T> | undefined;
-    if (!informer) {
-      // Informers of the same resource that differ by selectors get distinct
-      // default names (so their metrics series stay apart): a short stable hash.
-      const base = namespace ? `${plural}.${namespace}` : plural;
-      const variant = labelSelector || fieldSelector || resource.metadataOnly
-        ? `#${fnv1a(`${labelSelector}|${fieldSelector}|${!!resource.metadataOnly}`)}`
-        : "";
-      const name = options.name ?? base + variant;
-      const lw = this.#makeLw(resource) as ListerWatcher<T>;
-      informer = new Informer<T>(lw, { ...this.#defaults, ...options, name } as InformerOptions<T>);
-      this.#informers.set(key, informer as unknown as Informer<KubeObject>);
-      if (this.#signal) this.#launch(informer as unknown as Informer<KubeObject>, this.#signal);
+    const normalized = normalizeResource(resource);
+    const { apiVersion, resource: plural, namespace = "" } = normalized;
+    const labels = normalized.labelSelector ?? "";
+    const fields = normalized.fieldSelector ?? "";
+    const metadataOnly = !!normalized.metadataOnly;
+    const key = JSON.stringify([apiVersion, plural, namespace, labels, fields, metadataOnly]);
+    const existing = this.#entries.get(key);
+    if (existing) {
+      checkSameOptions(existing, options as Record<string, unknown>);
+      return existing.informer as unknown as Informer<T>;
     }
+    const name = options.name ?? (namespace ? `${plural}.${namespace}` : plural) +
+        (labels ? `[${labels}]` : "") + (fields ? `[fields:${fields}]` : "") +
+        (metadataOnly ? "(metadata)" : "");
+    const effective = { ...this.#defaults, ...options, name } as InformerOptions<T>;
+    const lw = this.#makeLw(normalized) as ListerWatcher<T>;
+    const informer = new Informer<T>(lw, effective);
+    const entry: Entry = {
+      informer: informer as unknown as Informer<KubeObject>,
+      options: effective as Record<string, unknown>,
+    };
+    this.#entries.set(key, entry);
+    log(this.#logger, "debug", `[${name}] informer created`, { name });
+    if (this.#signal) this.#launch(entry, this.#signal);
     return informer;
   }
 
   /**
    * Runs every informer, present and future, until `signal` aborts; then
-   * resolves once all have stopped. Call it once.
+   * resolves once all have stopped. Call it once. Adds one listener to
+   * `signal`, however many informers.
    */
   async start(options: { signal: AbortSignal }): Promise<void> {
     const { signal } = options ?? {};
@@ -153,38 +200,111 @@ export class SharedInformerFactory {
     }
     if (this.#signal) throw new Error("SharedInformerFactory: start() was already called");
     this.#signal = signal;
-    for (const informer of this.#informers.values()) this.#launch(informer, signal);
-    if (!signal.aborted) {
-      await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
-    }
+    const aborted = new Promise<void>((resolve) => {
+      const stop = () => {
+        for (const c of this.#controllers) c.abort(signal.reason);
+        this.#controllers.clear();
+        resolve();
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    });
+    for (const entry of this.#entries.values()) this.#launch(entry, signal);
+    await aborted;
     await Promise.all(this.#runs);
   }
 
-  /** {@linkcode waitForCacheSync} over every informer handed out so far. */
+  /**
+   * {@linkcode waitForCacheSync} over every informer handed out so far:
+   * `true` once all have synced, `false` if `signal` aborts first. To learn
+   * which did not sync and why, use {@linkcode SharedInformerFactory.waitForCacheSyncResult}.
+   */
   waitForCacheSync(signal: AbortSignal): Promise<boolean> {
-    return waitForCacheSync(signal, ...this.#informers.values());
+    return waitForCacheSync(signal, ...this.informers);
   }
 
-  #launch(informer: Informer<KubeObject>, signal: AbortSignal): void {
-    const report: ErrorHandler = this.#defaults.onError ??
-      ((err) =>
-        console.error(`[${informer.name}] stopped: ${err instanceof Error ? err.message : err}`));
+  /**
+   * {@linkcode waitForCacheSyncResult} over every informer handed out so
+   * far: whether all synced and, for each that did not, its name and last
+   * error (`message` sums them up in one line).
+   */
+  waitForCacheSyncResult(signal: AbortSignal): Promise<CacheSyncResult> {
+    return waitForCacheSyncResult(signal, ...this.informers);
+  }
+
+  #launch({ informer, options }: Entry, signal: AbortSignal): void {
+    const controller = new AbortController();
+    if (signal.aborted) controller.abort(signal.reason);
+    else this.#controllers.add(controller);
+    const onError = options.onError as InformerOptions<KubeObject>["onError"];
+    const name = informer.name;
     this.#runs.push(
-      informer.run({ signal }).catch((err) => {
-        try {
-          report(err, "watch");
-        } catch { /* ignored */ }
-      }),
+      informer.run({ signal: controller.signal }).catch((err) => {
+        if (onError) {
+          try {
+            onError(err, "watch", { name });
+          } catch { /* ignored */ }
+        } else {log(this.#logger, "error", `[${name}] stopped: ${messageOf(err)}`, {
+            name,
+            error: err,
+          });}
+      }).finally(() => this.#controllers.delete(controller)),
     );
   }
 }
 
-/** FNV-1a 32-bit hash as 8 hex digits: short, stable names for selector variants. */
-function fnv1a(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
+/** The resource with its selectors normalized; empty fields left out. */
+function normalizeResource(resource: InformerResource): InformerResource {
+  const { apiVersion, resource: plural, namespace, labelSelector, fieldSelector, metadataOnly } =
+    resource;
+  let labels: string;
+  try {
+    labels = normalizeLabelSelector(labelSelector ?? "");
+  } catch (err) {
+    throw new TypeError(`SharedInformerFactory.informerFor: ${messageOf(err)}`);
   }
-  return h.toString(16).padStart(8, "0");
+  if (fieldSelector !== undefined && typeof fieldSelector !== "string") {
+    throw new TypeError("SharedInformerFactory.informerFor: fieldSelector must be a string");
+  }
+  const fields = normalizeFieldSelector(fieldSelector ?? "");
+  return {
+    apiVersion,
+    resource: plural,
+    ...(namespace ? { namespace } : {}),
+    ...(labels ? { labelSelector: labels } : {}),
+    ...(fields ? { fieldSelector: fields } : {}),
+    ...(metadataOnly ? { metadataOnly: true } : {}),
+  };
+}
+
+/**
+ * Throws when an option of a later request differs from the informer's:
+ * options absent or `undefined` are fine, equal values (functions by
+ * identity, plain objects and arrays by content) too.
+ */
+function checkSameOptions(entry: Entry, options: Record<string, unknown>): void {
+  for (const [option, value] of Object.entries(options ?? {})) {
+    if (value === undefined || sameValue(entry.options[option], value)) continue;
+    throw new TypeError(
+      `SharedInformerFactory.informerFor: informer "${entry.informer.name}" already exists ` +
+        `with another ${option}; pass the options of its first request, or none`,
+    );
+  }
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    return a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  }
+  if (!isPlain(a) || !isPlain(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length &&
+    keys.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }

@@ -50,8 +50,9 @@ export async function readText(
     const code = (err as { code?: string })?.code;
     const why = code === "ENOENT"
       ? "no such file"
-      : code === "EACCES" || (err as Error)?.name === "NotCapable" ||
-          (err as Error)?.name === "PermissionDenied"
+      : (err as Error)?.name === "NotCapable" || (err as Error)?.name === "PermissionDenied"
+      ? `the runtime denied read access: run Deno with --allow-read=${path}`
+      : code === "EACCES"
       ? "permission denied"
       : code ?? (err as Error)?.name ?? "read failed";
     const subject = where.file && where.file !== path

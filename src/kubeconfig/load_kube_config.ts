@@ -66,7 +66,7 @@ export interface LoadKubeConfigOptions extends ReadKubeConfigOptions {
  */
 export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promise<KubeConnection> {
   const { context, tokenFileMaxAgeMs, execStderr, userAgent, env = processEnv() } = options;
-  const config = options.config ?? (await readKubeConfig({ ...options, env }));
+  const config = options.config ?? (await readKubeConfig({ ...options, env: options.env }));
   const r = await resolveContext(config, context, env, readText);
   return await connect(r, {
     tokenFile: (auth) =>

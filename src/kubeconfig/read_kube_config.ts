@@ -77,10 +77,28 @@ export async function readKubeConfig(options: ReadKubeConfigOptions = {}): Promi
 
   const home = env.HOME ?? env.USERPROFILE;
   if (!home) {
-    throw new KubeConfigError("no kubeconfig: KUBECONFIG is unset and HOME is unknown", {
-      field: "HOME",
-    });
+    // On Deno without --allow-env the variables read as unset: say so, naming the flag.
+    const envDenied = options.env === undefined && !denoEnvGranted("HOME");
+    throw new KubeConfigError(
+      envDenied
+        ? "no kubeconfig: KUBECONFIG and HOME cannot be read: run Deno with --allow-env=KUBECONFIG,HOME (or pass path or text)"
+        : "no kubeconfig: KUBECONFIG is unset and HOME is unknown",
+      { field: "HOME" },
+    );
   }
   const file = `${home.replace(/[\\/]$/, "")}/.kube/config`;
   return KubeConfig.merge([parseKubeConfigText(await readText(file), file)]);
+}
+
+/** False when this is Deno and reading `name` from the environment is not granted. */
+function denoEnvGranted(name: string): boolean {
+  type Permissions = { querySync?(d: { name: "env"; variable: string }): { state: string } };
+  const deno = (globalThis as { Deno?: { permissions?: Permissions } }).Deno;
+  if (!deno) return true;
+  try {
+    return deno.permissions?.querySync?.({ name: "env", variable: name })?.state !== "denied" &&
+      deno.permissions?.querySync?.({ name: "env", variable: name })?.state !== "prompt";
+  } catch {
+    return true;
+  }
 }

@@ -7,6 +7,7 @@ import {
 } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
+import { PermissionDeniedError } from "../api/permission_denied_error.ts";
 import { isExpired, isTooLargeResourceVersion } from "../api/predicates.ts";
 import { ListDecodeError } from "../transport/list_stream.ts";
 import type { FailureKind } from "./_watch_machine.ts";
@@ -41,6 +42,8 @@ export function failureKind(err: unknown, streaming = false): FailureKind {
   }
   if (err instanceof KubeNetworkError || err instanceof WatchIdleTimeoutError) return "no-answer";
   if (err instanceof ListTimeoutError) return "answered";
+  // a configuration error: retried at the backoff's pace, not the reconnect's
+  if (err instanceof PermissionDeniedError) return "answered";
   if (err instanceof ConsumerFailure) return "bad-data";
   if (
     err instanceof WatchDecodeError || err instanceof ListDecodeError ||

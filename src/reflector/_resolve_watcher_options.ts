@@ -116,9 +116,14 @@ export function resolveWatcherOptions(
   return resolved;
 }
 
-/** Checks `obj.kind` against `expected` (objects without a kind pass: list items carry none). */
+/**
+ * Checks `obj.kind` against `expected`. Objects without a kind pass (list
+ * items carry none), and so do `PartialObjectMetadata`: a metadata-only
+ * answer (asked for with `metadataOnly`) never names the kind it stands for.
+ */
 export function kindMatches(obj: KubeObject, expected: string | undefined): boolean {
-  return expected === undefined || obj.kind === undefined || obj.kind === expected;
+  return expected === undefined || obj.kind === undefined || obj.kind === expected ||
+    obj.kind === "PartialObjectMetadata";
 }
 
 /** Every callback of a {@linkcode WatcherObserver}. */

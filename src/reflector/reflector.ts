@@ -90,6 +90,13 @@ export interface RunOptions {
  * it rejects (a key or index function throwing) is reported and kept, as
  * the rest is complete. Invalid options throw at construction.
  *
+ * Stopping follows the library's one abort rule: whatever runs until
+ * stopped (`run()`, an informer's `run()` and `changes()`, a factory's
+ * `start()`, `watcher()`) ends quietly when its own signal aborts
+ * (`run()` resolves, a `for await` loop ends); a wait for something that
+ * has not happened yet (`waitForSync({ signal })`, `waitForCacheSync`,
+ * `catchUp`) rejects with the signal's reason when it is abandoned.
+ *
  * @example Sync a store, then follow the changes
  * ```ts
  * import assert from "node:assert/strict";
@@ -198,7 +205,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       ...resolved,
       onError: (error, phase) => {
         this.#status.lastError = { error, phase, at: resolved.clock.now() };
-        onError(error, phase);
+        onError(error, phase, { name });
       },
     };
     this.#status = { state: "stopped", watching: false, since: this.#options.clock.now() };

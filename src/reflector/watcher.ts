@@ -48,8 +48,8 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
  * phase, asks that function what comes next, waits, and yields events.
  * Errors go to `onError`, never out of the generator: not a malformed
  * answer, not a `ListerWatcher` that throws, not a bug of ours. Only
- * aborting `signal` ends it (it throws `signal.reason`), or the consumer
- * leaving the loop.
+ * aborting `signal` ends it (the loop ends quietly: the library's one abort
+ * rule, see {@linkcode Reflector}), or the consumer leaving the loop.
  *
  * @example A snapshot, then the changes after it
  * ```ts
@@ -117,14 +117,14 @@ export async function* watcherBatches<T extends KubeObject = KubeObject>(
   if (!o.resumeResourceVersion) observer.relist?.("initial");
 
   while (true) {
-    signal?.throwIfAborted();
+    if (signal?.aborted) return; // the one abort rule: a loop ends quietly on its own signal
     const run: Run = { state, outcome: undefined, retryAfterMs: undefined };
     try {
       yield* perform(lw, o, run, (s) => (state = s));
     } catch (err) {
       // Anything thrown while performing a phase that it did not turn into
       // an outcome: an abort, or a bug (ours or a broken ListerWatcher).
-      if (signal?.aborted) throw signal.reason;
+      if (signal?.aborted) return;
       report(o, err, run.state.phase.kind === "list" ? "list" : "watch");
       run.outcome = failed("bug", run.state.phase.rv, 0, 0);
     }
@@ -138,7 +138,11 @@ export async function* watcherBatches<T extends KubeObject = KubeObject>(
     const ms = waitMs(o, t.wait, run.retryAfterMs);
     if (ms > 0) {
       observer.state?.({ state: "waiting", waitMs: ms });
-      await delay(ms, signal, clock);
+      try {
+        await delay(ms, signal, clock);
+      } catch {
+        return; // aborted while waiting
+      }
     }
   }
 }
@@ -645,6 +649,7 @@ function unexpectedKind(obj: KubeObject, expected: string): UnexpectedKindError 
 
 function checkListKind(result: ListResult<KubeObject>, expected: string | undefined): void {
   if (!expected || !result.kind || result.kind === "List") return;
+  if (result.kind === "PartialObjectMetadataList") return; // metadataOnly: see kindMatches
   if (result.kind !== `${expected}List`) {
     throw new UnexpectedKindError(`${expected}List`, String(result.kind), "");
   }

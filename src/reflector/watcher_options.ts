@@ -7,10 +7,20 @@ import type { Clock } from "./clock.ts";
 export type ErrorPhase = "list" | "watch" | "event" | "store" | "handler" | "checkpoint";
 
 /**
- * Receives every error that recovery handles (client-go's watch error
- * handler). It must not throw; if it does, the throw is ignored.
+ * Who reported an error to an {@linkcode ErrorHandler}.
  */
-export type ErrorHandler = (error: unknown, phase: ErrorPhase) => void;
+export interface ErrorContext {
+  /** The reflector's or informer's name (its `name` option, or the factory's default name). */
+  name: string;
+}
+
+/**
+ * Receives every error that recovery handles (client-go's watch error
+ * handler). It must not throw; if it does, the throw is ignored. Informers
+ * (and so every informer of a factory) pass a third argument naming
+ * themselves; two-argument handlers work as they are.
+ */
+export type ErrorHandler = (error: unknown, phase: ErrorPhase, context?: ErrorContext) => void;
 
 /**
  * Observations for metrics; every callback optional, each must be cheap
@@ -82,7 +92,12 @@ export interface WatcherOptions {
    * as usual. Default: `""` (start with a list).
    */
   resumeResourceVersion?: string;
-  /** Only objects of this `kind` are accepted; others are reported and skipped. Default: any kind. */
+  /**
+   * Only objects of this `kind` are accepted; others are reported and
+   * skipped. With `metadataOnly`, write the resource's kind (`"Pod"`): its
+   * `PartialObjectMetadata` objects pass, as they never name their kind.
+   * Default: any kind.
+   */
   expectedKind?: string;
   /**
    * Items per list page for lists at `"0"` or `""`; 0 lists in one request.

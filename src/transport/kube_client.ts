@@ -1,3 +1,4 @@
+import { isPermissionRefusal, PermissionDeniedError } from "../api/permission_denied_error.ts";
 import { KubeNetworkError, KubeRedirectError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { statusErrorFromResponse } from "./_http_error.ts";
@@ -81,8 +82,20 @@ export interface KubeRequestOptions {
    * the runtime's own (usually `gzip, br`, decompressed by `fetch`).
    */
   acceptEncoding?: string;
-  /** A JSON body to send. Default: none. */
+  /**
+   * A body to send, serialized with `JSON.stringify` (JSON is valid YAML,
+   * so this serves server-side apply too). Default: none.
+   */
   body?: unknown;
+  /**
+   * The body's `Content-Type`. `PATCH` needs the patch's own:
+   * `"application/merge-patch+json"`, `"application/json-patch+json"`,
+   * `"application/strategic-merge-patch+json"` or, for server-side apply
+   * (with the `fieldManager` query parameter), `"application/apply-patch+yaml"`;
+   * `application/json` makes the server answer 415. Default:
+   * `"application/json"`.
+   */
+  contentType?: string;
   /** Aborts the request and its body. */
   signal?: AbortSignal;
 }
@@ -173,7 +186,12 @@ export class KubeClient {
   /**
    * Sends one request to a path under the server URL. Resolves with the
    * response when its status is below 400 (the caller owns the body);
-   * rejects with a typed error otherwise.
+   * rejects with a typed error otherwise (a {@linkcode KubeConflictError}
+   * for a 409 `Conflict`). Any method goes (`POST`, `PUT`, `PATCH`,
+   * `DELETE`: see `contentType`); nothing is retried, write or not, except
+   * once after a 401 when a token provider gives a fresh token (an
+   * unauthenticated request was never acted on). For typed writes, see
+   * {@linkcode resourceClient}.
    */
   async request(path: string, options: KubeRequestOptions = {}): Promise<Response> {
     const {
@@ -182,6 +200,7 @@ export class KubeClient {
       accept = "application/json",
       acceptEncoding,
       body,
+      contentType = "application/json",
       signal,
     } = options;
     signal?.throwIfAborted();
@@ -195,7 +214,7 @@ export class KubeClient {
     url.pathname = url.pathname.replace(/\/$/, "") + path;
     url.search = new URLSearchParams(query).toString();
     const described = `${method} ${path}`;
-    const send = { method, accept, acceptEncoding, body, described, signal };
+    const send = { method, accept, acceptEncoding, body, contentType, described, signal };
     let res = await this.#send(url, send, false);
     if (res.status === 401 && this.#token) {
       await res.body?.cancel().catch(() => {});
@@ -229,12 +248,13 @@ export class KubeClient {
       accept: string;
       acceptEncoding: string | undefined;
       body: unknown;
+      contentType: string;
       described: string;
       signal: AbortSignal | undefined;
     },
     refresh: boolean,
   ): Promise<Response> {
-    const { method, accept, acceptEncoding, body, described, signal } = opts;
+    const { method, accept, acceptEncoding, body, contentType, described, signal } = opts;
     const headers = new Headers(this.#headers);
     headers.set("accept", accept);
     if (acceptEncoding !== undefined) headers.set("accept-encoding", acceptEncoding);
@@ -253,7 +273,7 @@ export class KubeClient {
     let res: Response;
     if (body !== undefined) {
       payload = JSON.stringify(body);
-      headers.set("content-type", "application/json");
+      headers.set("content-type", contentType);
     }
     try {
       // Called unbound: workerd's fetch throws "Illegal invocation" when
@@ -263,6 +283,9 @@ export class KubeClient {
       res = await doFetch(url, { method, headers, body: payload, signal, redirect: "manual" });
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
+      if (isPermissionRefusal(err)) {
+        throw new PermissionDeniedError(described, "net", url.host, err);
+      }
       throw new KubeNetworkError(described, err);
     }
     await refuseRedirect(res, url, described);

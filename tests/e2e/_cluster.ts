@@ -100,7 +100,9 @@ export function e2eTest(
     if (options.only === "legacy" && release.current) continue;
     const full = `[kube-apiserver ${release.name}] ${name}`;
     const onDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
-    const why = options.denoOnly && !onDeno ? `runs on Deno only: ${options.denoOnly}` : unavailable(release);
+    const why = options.denoOnly && !onDeno
+      ? `runs on Deno only: ${options.denoOnly}`
+      : unavailable(release);
     if (why) test(`${full} [SKIPPED: ${why}]`, () => console.warn(`e2e skipped: ${why}`));
     else test(full, () => fn(release));
   }

@@ -82,3 +82,17 @@ test("label selector: the structured form (matchLabels, matchExpressions)", () =
     TypeError,
   );
 });
+
+test("LabelSelector.normalized sorts requirements and set values, drops duplicates", () => {
+  const norm = (s: string) => LabelSelector.parse(s).normalized().toString();
+  assert.equal(norm("y=2,x=1"), "x=1,y=2");
+  assert.equal(norm(" y = 2 ,  x==1 "), "x=1,y=2");
+  assert.equal(norm("k in (b,a,b)"), "k in (a,b)");
+  assert.equal(norm("k in (a)"), "k=a");
+  assert.equal(norm("k notin (b,a),!z,a,a"), "a,k notin (a,b),!z");
+  assert.equal(norm("k!=a,k"), norm("k,k!=a"));
+  assert.equal(norm(""), "");
+  const sel = LabelSelector.parse("tier in (b,a),app=web").normalized();
+  assert.ok(sel.matches({ app: "web", tier: "b" }));
+  assert.ok(!sel.matches({ app: "web", tier: "c" }));
+});

@@ -38,7 +38,7 @@ test("factory shares one informer per resource, namespace and selectors", () => 
   assert.equal(made.length, 3, "one ListerWatcher per distinct key so far");
   assert.equal(pods.name, "pods");
   assert.equal(inNs.name, "pods.kube-system");
-  assert.match(selected.name, /^pods#[0-9a-f]{8}$/, "a selector variant gets its own stable name");
+  assert.equal(selected.name, "pods[app=web]", "a selector variant gets its own readable name");
   const other = factory.informerFor({
     apiVersion: "v1",
     resource: "pods",

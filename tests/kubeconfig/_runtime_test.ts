@@ -79,10 +79,17 @@ try {
         server: "http://127.0.0.1:7002/",
         namespace: "from-kubeconfig",
       });
-      // HOME's read refused: taken for unset, a KubeConfigError, not a NotCapable crash.
+      // HOME's read refused: a KubeConfigError naming the flag, not a NotCapable crash.
       const denied = await run(["--allow-env=KUBECONFIG", `--allow-read=${dir}`], { HOME: home });
       assert.equal(denied.error, "KubeConfigError");
-      assert.match(denied.message, /KUBECONFIG is unset and HOME is unknown/);
+      assert.match(denied.message, /cannot be read: run Deno with --allow-env=KUBECONFIG,HOME/);
+      // a file's read refused: the message names --allow-read and the path
+      const unreadable = await run(["--allow-env=KUBECONFIG,HOME"], { HOME: home });
+      assert.equal(unreadable.error, "KubeConfigError");
+      assert.ok(
+        unreadable.message.includes(`run Deno with --allow-read=${join(home, ".kube/config")}`),
+        unreadable.message,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -207,3 +207,28 @@ test("saveCheckpoint saves on request and on a timer; it refuses without the opt
     await server.close();
   }
 });
+
+test("a reflector tells onError its name", async () => {
+  const server = await FakeApiServer.start();
+  try {
+    server.inject({ verb: "list", fault: { kind: "status", code: 500 } });
+    const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+      apiVersion: "v1",
+      resource: "configmaps",
+    });
+    const seen: unknown[] = [];
+    const reflector = new Reflector(lw, new Indexer<KubeObject>(metaNamespaceKeyFunc), {
+      ...FAST,
+      name: "named",
+      onError: (_e, _p, context) => seen.push(context),
+    });
+    const ac = new AbortController();
+    const done = reflector.run({ signal: ac.signal });
+    await reflector.synced;
+    ac.abort();
+    await done;
+    assert.deepEqual(seen[0], { name: "named" });
+  } finally {
+    await server.close();
+  }
+});

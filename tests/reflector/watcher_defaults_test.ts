@@ -52,18 +52,18 @@ test("every scalar default is the same in WATCHER_DEFAULTS, the resolver, the JS
     const doc = jsdocOf(name).match(/Default:[\s*]*`([^`]+)`/);
     assert.ok(doc, `JSDoc of ${name} names its default`);
     assert.equal(plain(doc[1]), String(value), `JSDoc of ${name}`);
-    const row = readme.match(new RegExp(`\\n\\| \`${name}\` \\| \`([^\`]+)\``));
+    const row = readme.match(new RegExp(`\\n\\| \`${name}\` +\\| \`([^\`]+)\``));
     assert.ok(row, `README row of ${name}`);
     assert.equal(plain(row[1]), String(value), `README of ${name}`);
   }
-  const resync = readme.match(/\n\| `resyncPeriodMs` \| `([^`]+)`/);
+  const resync = readme.match(/\n\| `resyncPeriodMs` +\| `([^`]+)`/);
   assert.equal(resync?.[1], String(WATCHER_DEFAULTS.resyncPeriodMs));
 });
 
 test("both backoffs' defaults are the same in WATCHER_DEFAULTS, the JSDoc and the options table of docs/reflector.md", () => {
   for (const name of ["backoff", "reconnectBackoff"] as const) {
     const d = WATCHER_DEFAULTS[name];
-    const row = readme.match(new RegExp(`\\n\\| \`${name}\` \\| \`\\{ ([^}]+) \\}\``));
+    const row = readme.match(new RegExp(`\\n\\| \`${name}\` +\\| \`\\{ ([^}]+) \\}\``));
     assert.ok(row, `README row of ${name}`);
     const fields = Object.fromEntries(
       row[1].split(",").map((kv) => kv.trim().split(/:\s*/)).map(([k, v]) => [k, Number(v)]),

@@ -320,7 +320,8 @@ test("watcher yields a LIST snapshot then typed changes, with no store", async (
         if (ev.type === "ADDED") ac.abort();
       }
     })();
-    await assert.rejects(run, (e: unknown) => e === ac.signal.reason);
+    await run; // the one abort rule: the loop ends quietly
+    assert.ok(ac.signal.aborted);
     assert.equal(seen[0].type, "LIST");
     assert.equal(seen[0].type === "LIST" && seen[0].items.length, 2);
     assert.equal(seen[1].type, "ADDED");
@@ -453,7 +454,7 @@ test("time a consumer spends on an event does not count towards the idle deadlin
         }
       }
     })();
-    await assert.rejects(run, (e: unknown) => e === ac.signal.reason);
+    await run; // ends quietly on abort
     assert.equal(changes, 3);
     assert.ok(
       !errors.some((e) => e instanceof WatchIdleTimeoutError),
