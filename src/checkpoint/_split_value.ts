@@ -44,6 +44,22 @@ export function isManifest(value: unknown): value is Manifest {
         (m.parts as number) === Math.ceil((m.bytes as number) / (m.partBytes as number)));
 }
 
+/**
+ * The error for a stored value that is not a usable manifest: `newer-format`
+ * when it is a manifest of a later version, otherwise `corrupt` with `detail`.
+ */
+export function manifestRejection(key: string, value: unknown, detail: string): CheckpointError {
+  const m = value as { format?: unknown; version?: unknown } | null;
+  if (m?.format === MANIFEST_FORMAT && typeof m.version === "number" && m.version > 1) {
+    return new CheckpointError(
+      "newer-format",
+      key,
+      `manifest version ${m.version} is newer than this library's`,
+    );
+  }
+  return new CheckpointError("corrupt", key, detail);
+}
+
 /** The result of {@linkcode splitValue}. */
 export interface SplitResult {
   /** The number of parts handed to `writePart` (0 when the value fits inline). */

@@ -5,6 +5,7 @@ import {
   joinParts,
   type Manifest,
   MANIFEST_FORMAT,
+  manifestRejection,
   newGeneration,
   splitValue,
 } from "./_split_value.ts";
@@ -113,15 +114,7 @@ export function denoKvCheckpointStorage(
     if (
       !isManifest(value) || (value.inline !== undefined && !(value.inline instanceof Uint8Array))
     ) {
-      const v = value as { format?: unknown; version?: unknown } | null;
-      if (v?.format === MANIFEST_FORMAT && typeof v.version === "number" && v.version > 1) {
-        throw new CheckpointError(
-          "newer-format",
-          key,
-          `manifest version ${v.version} is newer than this library's`,
-        );
-      }
-      throw new CheckpointError("corrupt", key, "the value is not a checkpoint manifest");
+      throw manifestRejection(key, value, "the value is not a checkpoint manifest");
     }
     return { manifest: value, versionstamp: entry.versionstamp };
   };

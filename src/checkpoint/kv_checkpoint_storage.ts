@@ -5,6 +5,7 @@ import {
   joinParts,
   type Manifest,
   MANIFEST_FORMAT,
+  manifestRejection,
   newGeneration,
   splitValue,
 } from "./_split_value.ts";
@@ -143,17 +144,7 @@ export function kvCheckpointStorage(
     } catch {
       throw new CheckpointError("corrupt", key, "the value is not a checkpoint manifest");
     }
-    if (!isManifest(parsed)) {
-      const m = parsed as { format?: unknown; version?: unknown } | null;
-      if (m?.format === MANIFEST_FORMAT && typeof m.version === "number" && m.version > 1) {
-        throw new CheckpointError(
-          "newer-format",
-          key,
-          `manifest version ${m.version} is newer than this library's`,
-        );
-      }
-      throw new CheckpointError("corrupt", key, "the manifest is malformed");
-    }
+    if (!isManifest(parsed)) throw manifestRejection(key, parsed, "the manifest is malformed");
     return { manifest: parsed, inline: bytes.subarray(newline + 1) };
   };
 

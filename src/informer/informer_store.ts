@@ -163,17 +163,21 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
   restore(items: T[], resourceVersion: string): void {
     if (this.#replayRestoreAsAdds) return this.replace(items, resourceVersion);
     const errors: unknown[] = [];
-    const next = this.#transformAll(items, errors);
+    this.#replaceAll(this.#transformAll(items, errors), resourceVersion, errors);
+    const initial = !this.#listed;
+    this.#listed = true;
+    if (initial) this.#onChange({ type: "synced" });
+    throwAll(errors);
+  }
+
+  /** The indexer becomes `next`; what an index function rejected is added to `errors` (the rest is in the cache). */
+  #replaceAll(next: T[], resourceVersion: string, errors: unknown[]): void {
     try {
       this.#indexer.replace(next, resourceVersion);
     } catch (err) {
       if (err instanceof AggregateError) errors.push(...err.errors);
       else errors.push(err);
     }
-    const initial = !this.#listed;
-    this.#listed = true;
-    if (initial) this.#onChange({ type: "synced" });
-    throwAll(errors);
   }
 
   /** Items transformed in one array (the indexer keys them; a later duplicate wins). */
@@ -200,13 +204,7 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
     const next = this.#transformAll(items, errors);
     const before = new Map<string, T>();
     for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
-    try {
-      this.#indexer.replace(next, resourceVersion);
-    } catch (err) {
-      // an index function rejected some objects: the rest are in the cache
-      if (err instanceof AggregateError) errors.push(...err.errors);
-      else errors.push(err);
-    }
+    this.#replaceAll(next, resourceVersion, errors);
     const initial = !this.#listed;
     this.#listed = true;
     // Announce what the cache now holds, whatever was left out of it.
