@@ -60,6 +60,12 @@ export type {
   ResourceDefinition,
   WaitOptions,
 } from "./src/testkit/types.ts";
-export type { KubeObject, Status, WatchEvent } from "./src/api/types.ts";
+export type {
+  KubeObject,
+  KubeObjectLike,
+  ObjectMetaLike,
+  Status,
+  WatchEvent,
+} from "./src/api/types.ts";
 export { ManualClock } from "./src/testkit/manual_clock.ts";
 export type { Clock, TimerHandle } from "./src/reflector/clock.ts";

@@ -6,6 +6,9 @@
 //   node     lib ES2023 + @types/node, no DOM lib: every entry point (node.ts)
 //   workers  lib ES2023, `types: []`, no web types at all: the core + kubeconfig/edge (edge.ts)
 //   dom      lib ES2023 + DOM, `types: []`: edge.ts against the DOM's own web types
+//   models   lib ES2023 + @types/node: objects typed with the `kubernetes-types` interfaces and
+//            `@kubernetes/client-node`'s model classes (models.ts), in a second project that
+//            also has those two packages (client-node held to @types/node 22 by an override)
 // each with module/moduleResolution `nodenext` and with `bundler` under the repository's
 // TypeScript (7, native: fast), and the usual pairs (node + nodenext, workers + bundler) under
 // the latest 5.x and the minimum version docs/typescript.md states (4.7, which has no `bundler`
@@ -20,6 +23,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -45,6 +49,13 @@ function run(cmd, argv, opts = {}) {
     );
   }
   return r.stdout;
+}
+/** The version range of a devDependency in the repository's package.json (the one tests use). */
+function devVersion(name) {
+  const range = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).devDependencies
+    ?.[name];
+  if (!range) throw new Error(`package.json has no devDependency ${name}`);
+  return range;
 }
 const npm = (argv, cwd) =>
   run("npm", ["--no-audit", "--no-fund", "--loglevel=error", ...argv], { cwd });
@@ -87,28 +98,63 @@ let failed = 0;
 try {
   const tarball = npm(["pack", "--silent", "--pack-destination", tmp, join(root, "npm")], root)
     .trim().split("\n").pop();
-  const project = join(tmp, "project");
-  mkdirSync(project);
-  writeFileSync(join(project, "package.json"), '{ "private": true, "type": "module" }\n');
-  // --prefer-offline: the npm cache serves yaml and @types/node after the first run.
-  npm(
-    ["install", "--ignore-scripts", "--prefer-offline", join(tmp, tarball), "@types/node@22"],
-    project,
-  );
+  /** A fresh consumer project: the tarball, @types/node 22 and `extra` packages, the consumer files. */
+  const makeProject = (name, extra = [], overrides = undefined) => {
+    const dir = join(tmp, name);
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "package.json"),
+      JSON.stringify({ private: true, type: "module", ...(overrides ? { overrides } : {}) }) + "\n",
+    );
+    // --prefer-offline: the npm cache serves yaml and @types/node after the first run.
+    npm(
+      [
+        "install",
+        "--ignore-scripts",
+        "--prefer-offline",
+        join(tmp, tarball),
+        "@types/node@22",
+        ...extra,
+      ],
+      dir,
+    );
+    for (const f of readdirSync(join(root, "scripts/consumer_types"))) {
+      copyFileSync(join(root, "scripts/consumer_types", f), join(dir, f));
+    }
+    console.log(`check_consumer_types: ${tarball} installed into ${dir}`);
+    return dir;
+  };
+  const project = makeProject("project");
   for (const peer of ["undici", "prom-client"]) {
     if (existsSync(join(project, "node_modules", peer))) {
       throw new Error(`optional peer ${peer} was installed`);
     }
   }
-  for (const f of readdirSync(join(root, "scripts/consumer_types"))) {
-    copyFileSync(join(root, "scripts/consumer_types", f), join(project, f));
-  }
-  console.log(`check_consumer_types: ${tarball} installed into ${project}`);
+  // Objects typed by the two usual packages, in a project of their own: client-node brings
+  // undici, which the first project must not have. One @types/node for the whole program
+  // (client-node asks for a newer one; two copies clash when skipLibCheck is false).
+  const modelsProject = makeProject(
+    "models",
+    [
+      `kubernetes-types@${devVersion("kubernetes-types")}`,
+      `@kubernetes/client-node@${devVersion("@kubernetes/client-node")}`,
+      "@types/ws@8", // client-node's declarations name `ws`, whose types are separate
+    ],
+    { "@kubernetes/client-node": { "@types/node": "22" } },
+  );
 
   const setups = [
     { name: "node", file: "node.ts", lib: ["ES2023"], types: ["node"] },
     { name: "workers", file: "edge.ts", lib: ["ES2023"], types: [] },
     { name: "dom", file: "edge.ts", lib: ["ES2023", "DOM", "DOM.Iterable"], types: [] },
+    {
+      name: "models",
+      file: "models.ts",
+      lib: ["ES2023"],
+      types: ["node"],
+      project: modelsProject,
+      skipMin: true,
+    },
   ];
   const resolutions = [
     { name: "nodenext", module: "nodenext", moduleResolution: "nodenext" },
@@ -116,6 +162,9 @@ try {
   ];
   for (const ts of toolchains) {
     for (const setup of setups) {
+      // client-node's declarations (js-yaml's) need TypeScript 5.7+: not checked under the minimum.
+      if (ts.min && setup.skipMin) continue;
+      const cwd = setup.project ?? project;
       for (const res of resolutions) {
         // TypeScript before 5.0 has no ES2023 lib; nothing here needs more than ES2022.
         const lib = ts.min ? setup.lib.map((l) => l === "ES2023" ? "ES2022" : l) : setup.lib;
@@ -125,12 +174,13 @@ try {
         // The JS compilers take seconds per run: they check node with nodenext and workers with
         // bundler (the usual pairs); the repository's native tsc checks every combination.
         // (TypeScript before 5.0 has no `bundler` resolution: nodenext for both there.)
-        const usual = (setup.name === "node" && res.name === "nodenext") ||
+        const usual =
+          (setup.name !== "workers" && setup.name !== "dom" && res.name === "nodenext") ||
           (setup.name === "workers" && res.name === (ts.min ? "nodenext" : "bundler"));
         if (!ts.native && !usual) continue;
         const config = `tsconfig.${setup.name}.${res.name}.json`;
         writeFileSync(
-          join(project, config),
+          join(cwd, config),
           JSON.stringify(
             {
               compilerOptions: {
@@ -151,7 +201,7 @@ try {
         );
         const t0 = performance.now();
         const r = spawnSync(ts.argv[0], [...ts.argv.slice(1), "-p", config], {
-          cwd: project,
+          cwd,
           encoding: "utf8",
         });
         const ms = Math.round(performance.now() - t0);

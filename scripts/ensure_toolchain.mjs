@@ -7,7 +7,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const needed = ["node_modules/.bin/deno", "node_modules/.bin/tsc", "node_modules/prom-client/package.json"];
+const needed = [
+  "node_modules/.bin/deno",
+  "node_modules/.bin/tsc",
+  "node_modules/prom-client/package.json",
+  "node_modules/kubernetes-types/package.json",
+  "node_modules/@kubernetes/client-node/package.json",
+];
 if (!needed.every((p) => existsSync(join(root, p)))) {
   console.log("ensure_toolchain: installing the npm toolchain (npm ci)...");
   const r = spawnSync("npm", ["ci", "--no-audit", "--no-fund"], { cwd: root, stdio: "inherit" });

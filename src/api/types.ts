@@ -3,6 +3,9 @@
  *
  * Objects stay plain JSON: the reflector never copies or re-shapes what the
  * server sent, so any resource (built-in or custom) fits `KubeObject`.
+ * Every generic of the library accepts any {@linkcode KubeObjectLike}: the
+ * untyped `KubeObject` (the default), your own interfaces, the interfaces
+ * of the `kubernetes-types` package and `@kubernetes/client-node`'s models.
  *
  * @module
  */
@@ -44,7 +47,8 @@ export interface ObjectMeta {
 
 /**
  * Any Kubernetes object: `apiVersion`, `kind`, `metadata`, and whatever else
- * the resource carries.
+ * the resource carries. The default type argument of every generic: untyped
+ * (`obj.spec` is `unknown`); for typed objects see {@linkcode KubeObjectLike}.
  */
 export interface KubeObject {
   /** `"v1"` or `"GROUP/VERSION"`; may be absent on list items. */
@@ -55,6 +59,47 @@ export interface KubeObject {
   metadata: ObjectMeta;
   /** Every other field of the resource (`spec`, `status`, `data`...). */
   [field: string]: unknown;
+}
+
+/**
+ * The `metadata` fields the library reads, typed loosely enough that every
+ * usual declaration of Kubernetes metadata fits: the library's own
+ * {@linkcode ObjectMeta}, `ObjectMeta` of the `kubernetes-types` package and
+ * `V1ObjectMeta` of `@kubernetes/client-node`. Fields on which those
+ * disagree (`creationTimestamp` is a `Date` in client-node's types, a string
+ * in the JSON) are left out on purpose.
+ */
+export interface ObjectMetaLike {
+  /** The object's name, unique per resource and namespace. */
+  name?: string;
+  /** The object's namespace; absent for cluster-scoped objects. */
+  namespace?: string;
+  /** Unique for the object's lifetime: a re-created object gets a new one. */
+  uid?: string;
+  /** Opaque version of the object, changed by every write. */
+  resourceVersion?: string;
+  /** Identifying key/value pairs, matched by label selectors. */
+  labels?: { [key: string]: string };
+  /** Non-identifying key/value pairs. */
+  annotations?: { [key: string]: string };
+}
+
+/**
+ * What the type parameter of every generic of the library must satisfy:
+ * any type of a Kubernetes object, with or without an index signature,
+ * with `metadata` optional or required. For example `Deployment` from
+ * `kubernetes-types/apps/v1`, `V1Deployment` from `@kubernetes/client-node`,
+ * or an interface of your own that extends {@linkcode KubeObject}. Objects
+ * the library hands out always carry `metadata` at run time (objects
+ * without it are refused when decoded), whatever the type says.
+ */
+export interface KubeObjectLike {
+  /** `"v1"` or `"GROUP/VERSION"`; may be absent on list items. */
+  apiVersion?: string;
+  /** The object's kind (`"Deployment"`); may be absent on list items. */
+  kind?: string;
+  /** The object's metadata. */
+  metadata?: ObjectMetaLike;
 }
 
 /**
@@ -74,7 +119,7 @@ export interface ListMeta {
 /**
  * A list response (`ConfigMapList`, `DeploymentList`, ...).
  */
-export interface KubeList<T extends KubeObject = KubeObject> {
+export interface KubeList<T extends KubeObjectLike = KubeObject> {
   /** The list's `apiVersion` (`"v1"`, `"apps/v1"`...). */
   apiVersion?: string;
   /** The list's kind (`"ConfigMapList"`). */
@@ -137,7 +182,7 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ER
  * ERROR events carry a {@linkcode Status}; the others carry an object
  * (for BOOKMARK only `metadata.resourceVersion` is meaningful).
  */
-export type WatchEvent<T extends KubeObject = KubeObject> =
+export type WatchEvent<T extends KubeObjectLike = KubeObject> =
   | { type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"; object: T }
   | { type: "ERROR"; object: Status };
 

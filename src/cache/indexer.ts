@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
 import { type Store, throwRejected } from "./store.ts";
 import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_table.ts";
@@ -26,7 +26,7 @@ export type Indexers<T> = Record<string, IndexFunc<T>>;
  * value?". Methods are client-go's `cache.Indexer`, camelCased; an unknown
  * index name throws a `TypeError`.
  */
-export interface IndexerLike<T extends KubeObject> extends Store<T> {
+export interface IndexerLike<T extends KubeObjectLike = KubeObject> extends Store<T> {
   /** The objects that share at least one value of index `indexName` with `obj`. */
   index(indexName: string, obj: T): T[];
   /** The keys of the objects indexed under `indexedValue` in `indexName`. */
@@ -83,7 +83,7 @@ export interface IndexerLike<T extends KubeObject> extends Store<T> {
  * assert.deepEqual(pods.listIndexFuncValues("app").sort(), ["api", "db", "web"]);
  * ```
  */
-export class Indexer<T extends KubeObject> implements IndexerLike<T> {
+export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLike<T> {
   readonly #keyFunc: KeyFunc<T>;
   readonly #indexers = new Map<string, IndexFunc<T>>();
   #items = new Map<string, T>();

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { DeletedFinalStateUnknown } from "./deleted_final_state_unknown.ts";
 import { KeyError } from "./key_error.ts";
 
@@ -21,6 +21,8 @@ export type KeyFunc<T> = (obj: T) => string;
  * {@linkcode DeletedFinalStateUnknown} tombstone gives its own `key`, so
  * this function can key both live objects and tombstones.
  *
+ * @typeParam T The object type (any {@linkcode KubeObjectLike}: untyped,
+ *   `kubernetes-types` or `@kubernetes/client-node` objects); inferred.
  * @throws {KeyError} when the object is not an object, has no `metadata`,
  * has no non-empty string `metadata.name`, has a name containing `/`, or a
  * `metadata.namespace` that is not a string.
@@ -39,7 +41,9 @@ export type KeyFunc<T> = (obj: T) => string;
  * assert.throws(() => metaNamespaceKeyFunc({ metadata: { namespace: "default" } }), KeyError);
  * ```
  */
-export function metaNamespaceKeyFunc(obj: KubeObject | DeletedFinalStateUnknown): string {
+export function metaNamespaceKeyFunc<T extends KubeObjectLike = KubeObject>(
+  obj: T | DeletedFinalStateUnknown,
+): string {
   if (obj instanceof DeletedFinalStateUnknown) return obj.key;
   if (typeof obj !== "object" || obj === null) {
     const got = obj === null ? "null" : typeof obj;
@@ -76,8 +80,8 @@ export function metaNamespaceKeyFunc(obj: KubeObject | DeletedFinalStateUnknown)
  * `metaNamespaceKeyFunc`, which already handles tombstones; use whichever
  * name reads better.
  */
-export const deletionHandlingMetaNamespaceKeyFunc: (
-  obj: KubeObject | DeletedFinalStateUnknown,
+export const deletionHandlingMetaNamespaceKeyFunc: <T extends KubeObjectLike = KubeObject>(
+  obj: T | DeletedFinalStateUnknown,
 ) => string = metaNamespaceKeyFunc;
 
 /**

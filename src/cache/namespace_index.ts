@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 
 /**
  * The conventional name of the namespace index (client-go's
@@ -16,6 +16,6 @@ export const NAMESPACE_INDEX = "namespace";
  * for a cluster-scoped object, so that every object is in exactly one
  * bucket (client-go's `cache.MetaNamespaceIndexFunc`).
  */
-export function namespaceIndexFunc(obj: KubeObject): string[] {
-  return [obj.metadata.namespace ?? ""];
+export function namespaceIndexFunc<T extends KubeObjectLike = KubeObject>(obj: T): string[] {
+  return [obj.metadata?.namespace ?? ""];
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
 
 /**
@@ -15,7 +15,7 @@ import type { KeyFunc } from "./key_func.ts";
  * Stored objects are shared, not copied: treat what `get`, `list` and
  * friends return as read-only.
  */
-export interface Store<T extends KubeObject> {
+export interface Store<T extends KubeObjectLike = KubeObject> {
   /** Inserts `obj`, or replaces the object with the same key. */
   add(obj: T): void;
   /** Replaces the object with the same key as `obj`, or inserts it. */
@@ -76,7 +76,7 @@ export interface Store<T extends KubeObject> {
  * assert.deepEqual(store.listKeys(), ["default/b"]);
  * ```
  */
-export class MemoryStore<T extends KubeObject> implements Store<T> {
+export class MemoryStore<T extends KubeObjectLike = KubeObject> implements Store<T> {
   readonly #keyFunc: KeyFunc<T>;
   #items = new Map<string, T>();
 

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObjectLike } from "../api/types.ts";
 import type { CheckpointIdentity } from "./checkpoint_identity.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
 import {
@@ -28,14 +28,14 @@ const MAX_HEADER = 64 * 1024;
 const NEWLINE = "\n";
 
 /** A fully read and checked checkpoint. */
-export interface DecodedCheckpoint<T extends KubeObject> {
+export interface DecodedCheckpoint<T extends KubeObjectLike> {
   header: CheckpointHeader;
   items: T[];
   bytes: number;
 }
 
 /** The checkpoint decoder's state machine. */
-export class CheckpointReader<T extends KubeObject> {
+export class CheckpointReader<T extends KubeObjectLike> {
   readonly #key: string;
   readonly #expected: CheckpointIdentity;
   readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -146,7 +146,7 @@ export class CheckpointReader<T extends KubeObject> {
     if (!isObjectLike(item)) {
       this.#fail("corrupt", `object ${this.#line - 1} is not a Kubernetes object`);
     }
-    this.#items.push(item as T);
+    this.#items.push(item as unknown as T);
   }
 
   #headerLine(line: string): void {

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { CheckpointIdentity } from "./checkpoint_identity.ts";
 import { Fnv1a4 } from "./_fnv1a.ts";
 import { TurnTaker } from "./_yield.ts";
@@ -66,7 +66,7 @@ export function isObjectLike(value: unknown): value is KubeObject {
  */
 export async function* encodeCheckpoint(
   header: CheckpointHeader,
-  items: readonly KubeObject[],
+  items: readonly KubeObjectLike[],
   state: EncodeState,
   signal: AbortSignal | undefined,
   chunkSize = 64 * 1024,

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { CheckpointIdentity } from "./checkpoint_identity.ts";
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
@@ -6,7 +6,7 @@ import { CheckpointReader } from "./_checkpoint_reader.ts";
 import { TurnTaker } from "./_yield.ts";
 
 /** A checkpoint read back whole, checked and matching the expected identity. */
-export interface LoadedCheckpoint<T extends KubeObject> {
+export interface LoadedCheckpoint<T extends KubeObjectLike = KubeObject> {
   /** What it is for, as saved (its `server` normalized). */
   identity: CheckpointIdentity;
   /** The resourceVersion the objects are exact at: where a watch resumes. */
@@ -55,7 +55,7 @@ export interface LoadedCheckpoint<T extends KubeObject> {
  * );
  * ```
  */
-export async function loadCheckpoint<T extends KubeObject>(
+export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
   storage: CheckpointStorage,
   key: string,
   expected: CheckpointIdentity,

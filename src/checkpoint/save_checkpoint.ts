@@ -1,4 +1,4 @@
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { CheckpointIdentity } from "./checkpoint_identity.ts";
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
@@ -15,7 +15,7 @@ import {
  * What a checkpoint holds: the objects of a store and the resourceVersion
  * they are exact at, and what they are for.
  */
-export interface CheckpointData<T extends KubeObject> {
+export interface CheckpointData<T extends KubeObjectLike = KubeObject> {
   /** What the objects are for (server, resource, query, cluster). */
   identity: CheckpointIdentity;
   /** The resourceVersion the objects are exact at: where a watch resumes. Not empty. */
@@ -66,7 +66,7 @@ export interface CheckpointData<T extends KubeObject> {
  * assert.equal(loaded?.bytes, saved.bytes);
  * ```
  */
-export async function saveCheckpoint<T extends KubeObject>(
+export async function saveCheckpoint<T extends KubeObjectLike = KubeObject>(
   storage: CheckpointStorage,
   key: string,
   data: CheckpointData<T>,

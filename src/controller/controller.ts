@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "../cache/key_func.ts";
 import type { HandlerRegistration } from "../informer/handler_registration.ts";
@@ -16,7 +16,7 @@ import { WorkQueue, type WorkQueueOptions } from "../workqueue/work_queue.ts";
  * how. `map` is a method so that a source of Pods can be listed beside a
  * source of Deployments.
  */
-export interface ControllerSource<T extends KubeObject = KubeObject> {
+export interface ControllerSource<T extends KubeObjectLike = KubeObject> {
   /** The informer (run by the caller, see {@linkcode Controller}). */
   informer: Pick<Informer<T>, "name" | "addEventHandler">;
   /**
@@ -37,10 +37,14 @@ export interface ControllerOptions {
   /**
    * The informers to watch: each an informer (every change enqueues the
    * object's `keyOf` key) or a {@linkcode ControllerSource} (its `map` says
-   * which keys). At least one. Required.
+   * which keys). At least one. Informers and sources of any object type mix
+   * (`Informer<Deployment>` beside `Informer<Pod>`); give `map`'s parameter
+   * its type (`map: (pod: Pod) => ...`), or declare the source as a
+   * `ControllerSource<Pod>`. Required.
    */
   informers: ReadonlyArray<
-    Pick<Informer<KubeObject>, "name" | "addEventHandler"> | ControllerSource
+    // deno-lint-ignore no-explicit-any
+    Pick<Informer<KubeObjectLike>, "name" | "addEventHandler"> | ControllerSource<any>
   >;
   /**
    * Reconciles one key: make the world match the informers' caches for it.
@@ -57,7 +61,7 @@ export interface ControllerOptions {
    * sources without `map`. Default: `deletionHandlingMetaNamespaceKeyFunc`
    * (`"namespace/name"`, or `"name"`).
    */
-  keyOf?: (obj: KubeObject | DeletedFinalStateUnknown<KubeObject>) => string;
+  keyOf?(obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>): string;
   /** Reconciles running at once (each on a different key). Default: `2`. */
   workers?: number;
   /** Options of the work queue (backoff, overall rate limit, metrics, clock). Default: its defaults, named after the controller. */
@@ -128,7 +132,7 @@ export class Controller {
   readonly name: string;
   /** The work queue: add keys to it yourself to reconcile them (now, or later with `addAfter`). */
   readonly queue: WorkQueue<string>;
-  readonly #sources: ControllerSource[];
+  readonly #sources: ControllerSource<KubeObjectLike>[];
   readonly #reconcile: ControllerOptions["reconcile"];
   readonly #keyOf: NonNullable<ControllerOptions["keyOf"]>;
   readonly #workers: number;
@@ -158,9 +162,8 @@ export class Controller {
       throw new TypeError(`Controller ${name}: informers must be a non-empty array`);
     }
     this.#sources = informers.map((s, i) => {
-      const source: ControllerSource = typeof s === "object" && s !== null && "informer" in s
-        ? s
-        : { informer: s };
+      const source: ControllerSource<KubeObjectLike> =
+        typeof s === "object" && s !== null && "informer" in s ? s : { informer: s };
       if (typeof source.informer?.addEventHandler !== "function") {
         throw new TypeError(`Controller ${name}: informers[${i}] is not an informer`);
       }
@@ -251,8 +254,8 @@ export class Controller {
     }
   }
 
-  #handler(source: ControllerSource) {
-    const enqueue = (obj: KubeObject | DeletedFinalStateUnknown<KubeObject>) => {
+  #handler(source: ControllerSource<KubeObjectLike>) {
+    const enqueue = (obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>) => {
       try {
         if (!source.map) return this.queue.add(this.#keyOf(obj));
         const live = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
@@ -264,12 +267,12 @@ export class Controller {
       }
     };
     return {
-      onAdd: (obj: KubeObject) => enqueue(obj),
-      onUpdate: (oldObj: KubeObject, newObj: KubeObject) => {
+      onAdd: (obj: KubeObjectLike) => enqueue(obj),
+      onUpdate: (oldObj: KubeObjectLike, newObj: KubeObjectLike) => {
         if (source.map && oldObj !== newObj) enqueue(oldObj);
         enqueue(newObj);
       },
-      onDelete: (obj: KubeObject | DeletedFinalStateUnknown<KubeObject>) => enqueue(obj),
+      onDelete: (obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>) => enqueue(obj),
     };
   }
 

@@ -4,19 +4,19 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObjectLike } from "../api/types.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import type { HandlerRegistration } from "./handler_registration.ts";
 import type { InformerChange } from "./informer_change.ts";
 import type { ResourceEventHandler } from "./resource_event_handler.ts";
 
 /** Registers `handler`; `onClose` is called if the informer stops. */
-export type Subscribe<T extends KubeObject> = (
+export type Subscribe<T extends KubeObjectLike> = (
   handler: ResourceEventHandler<T>,
   onClose: () => void,
 ) => HandlerRegistration;
 
-type Waiter<T extends KubeObject> = {
+type Waiter<T extends KubeObjectLike> = {
   resolve: (r: IteratorResult<InformerChange<T>>) => void;
   reject: (e: unknown) => void;
 };
@@ -27,7 +27,7 @@ type Waiter<T extends KubeObject> = {
  * consumer makes the registration's queue grow (and coalesce when full),
  * never an unbounded buffer here.
  */
-export function changeIterator<T extends KubeObject>(
+export function changeIterator<T extends KubeObjectLike>(
   subscribe: Subscribe<T>,
   keyOf: (obj: T) => string,
   signal: AbortSignal | undefined,

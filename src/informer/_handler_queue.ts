@@ -4,11 +4,11 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObjectLike } from "../api/types.ts";
 import type { DeletedObject } from "./resource_event_handler.ts";
 
 /** One change to deliver to a handler. `seq` orders notifications informer-wide. */
-export type Notification<T extends KubeObject> =
+export type Notification<T extends KubeObjectLike> =
   & { key: string; seq: number }
   & (
     | { type: "add"; object: T; initial: boolean }
@@ -17,7 +17,7 @@ export type Notification<T extends KubeObject> =
   );
 
 /** A coalesced entry: at most a delete (of what the handler saw) then an add or update. */
-interface Slot<T extends KubeObject> {
+interface Slot<T extends KubeObjectLike> {
   seq: number;
   del?: Notification<T>;
   live?: Notification<T>;
@@ -32,7 +32,7 @@ interface Slot<T extends KubeObject> {
  * number of distinct objects, no deletion is lost, and only intermediate
  * states are skipped. It returns to plain order once drained.
  */
-export class HandlerQueue<T extends KubeObject> {
+export class HandlerQueue<T extends KubeObjectLike> {
   readonly limit: number;
   #fifo: Notification<T>[] = [];
   #head = 0;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { HandlerQueue, type Notification } from "./_handler_queue.ts";
 import type { HandlerRegistration } from "./handler_registration.ts";
 import type { ResourceEventHandler } from "./resource_event_handler.ts";
@@ -27,7 +27,7 @@ export interface ListenerContext {
  * handler is awaited before its next notification. Handlers are never called
  * from inside a store operation (delivery starts on a later microtask).
  */
-export class Listener<T extends KubeObject> implements HandlerRegistration {
+export class Listener<T extends KubeObjectLike> implements HandlerRegistration {
   readonly #handler: ResourceEventHandler<T>;
   readonly #queue: HandlerQueue<T>;
   readonly #ctx: ListenerContext;

@@ -4,7 +4,7 @@
  * @module
  */
 import type { CheckpointSaved, SyncedFrom } from "../reflector/reflector_checkpoint.ts";
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import {
@@ -133,7 +133,7 @@ import type { HandlerOptions, ResourceEventHandler } from "./resource_event_hand
  * await server.close();
  * ```
  */
-export class Informer<T extends KubeObject = KubeObject> {
+export class Informer<T extends KubeObjectLike = KubeObject> {
   /** The informer's name (logs, metrics). */
   readonly name: string;
   readonly #store: InformerStore<T>;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { DeletedObject } from "./resource_event_handler.ts";
 
 /**
@@ -12,7 +12,7 @@ import type { DeletedObject } from "./resource_event_handler.ts";
  * (`"namespace/name"` or `"name"`). `synced` comes once, after the adds of
  * the initial list. A resync is an `update` whose `oldObject === object`.
  */
-export type InformerChange<T extends KubeObject> =
+export type InformerChange<T extends KubeObjectLike = KubeObject> =
   | { type: "add"; key: string; object: T; isInInitialList: boolean }
   | { type: "update"; key: string; oldObject: T; object: T }
   | { type: "delete"; key: string; object: DeletedObject<T> }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { Indexers } from "../cache/indexer.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
 import type { MetricsProvider } from "../metrics/reflector_metrics.ts";
@@ -16,7 +16,7 @@ import type { TransformFunc } from "./transform.ts";
  * `expectedKind`, `onError`, `observer`, backoff and watch timings...) plus
  * these.
  */
-export interface InformerOptions<T extends KubeObject> extends ReflectorOptions {
+export interface InformerOptions<T extends KubeObjectLike = KubeObject> extends ReflectorOptions {
   /** Applied to every object before it is cached (see {@linkcode TransformFunc}). Default: none. */
   transform?: TransformFunc<T>;
   /** The cache's key function. Default: `metaNamespaceKeyFunc`. */

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { Indexer, type IndexerLike, type Indexers } from "../cache/indexer.ts";
 import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
@@ -14,7 +14,7 @@ import type { TransformFunc } from "./transform.ts";
 /**
  * Options of {@linkcode InformerStore}.
  */
-export interface InformerStoreOptions<T extends KubeObject> {
+export interface InformerStoreOptions<T extends KubeObjectLike = KubeObject> {
   /** Receives every change, synchronously, after the cache has applied it. It must not throw. Default: none. */
   onChange?: (change: InformerChange<T>) => void;
   /** Applied to every object before it is stored. Default: none. */
@@ -79,7 +79,7 @@ export interface InformerStoreOptions<T extends KubeObject> {
  * assert.ok(last.type === "delete" && last.object instanceof DeletedFinalStateUnknown);
  * ```
  */
-export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
+export class InformerStore<T extends KubeObjectLike = KubeObject> implements IndexerLike<T> {
   readonly #indexer: Indexer<T>;
   readonly #keyFunc: KeyFunc<T>;
   readonly #transform: TransformFunc<T>;
@@ -272,7 +272,7 @@ export class InformerStore<T extends KubeObject> implements IndexerLike<T> {
   }
 }
 
-function changed(old: KubeObject, next: KubeObject): boolean {
+function changed(old: KubeObjectLike, next: KubeObjectLike): boolean {
   const a = old.metadata?.resourceVersion;
   const b = next.metadata?.resourceVersion;
   return !a || !b || a !== b;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { IndexerLike } from "../cache/indexer.ts";
 import { NAMESPACE_INDEX } from "../cache/namespace_index.ts";
 import { type LabelSelector, labelSelector, type LabelSelectorSpec } from "./label_selector.ts";
@@ -11,7 +11,7 @@ import { type LabelSelector, labelSelector, type LabelSelectorSpec } from "./lab
 /**
  * The read-only view of a cache that listers and informers hand out.
  */
-export type ReadonlyIndexer<T extends KubeObject> = Omit<
+export type ReadonlyIndexer<T extends KubeObjectLike = KubeObject> = Omit<
   IndexerLike<T>,
   "add" | "update" | "delete" | "replace" | "resync" | "addIndexers"
 >;
@@ -51,7 +51,7 @@ export interface ListerListOptions {
  * assert.equal(lister.list({ labelSelector: { matchLabels: { tier: "back" } } }).length, 2);
  * ```
  */
-export class Lister<T extends KubeObject> {
+export class Lister<T extends KubeObjectLike = KubeObject> {
   readonly #cache: ReadonlyIndexer<T>;
 
   /**
@@ -82,7 +82,7 @@ export class Lister<T extends KubeObject> {
     if (namespace === undefined) objects = this.#cache.list();
     else if (NAMESPACE_INDEX in this.#cache.getIndexers()) {
       objects = this.#cache.byIndex(NAMESPACE_INDEX, namespace);
-    } else objects = this.#cache.list().filter((o) => (o.metadata.namespace ?? "") === namespace);
-    return !sel || sel.empty ? objects : objects.filter((o) => sel.matches(o.metadata.labels));
+    } else objects = this.#cache.list().filter((o) => (o.metadata?.namespace ?? "") === namespace);
+    return !sel || sel.empty ? objects : objects.filter((o) => sel.matches(o.metadata?.labels));
   }
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 
 /**
@@ -11,7 +11,7 @@ import type { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unkn
  * watch event), or a {@linkcode DeletedFinalStateUnknown} tombstone (a
  * deletion only a relist noticed).
  */
-export type DeletedObject<T extends KubeObject> = T | DeletedFinalStateUnknown<T>;
+export type DeletedObject<T extends KubeObjectLike = KubeObject> = T | DeletedFinalStateUnknown<T>;
 
 /**
  * Callbacks an informer calls as its objects change (client-go's
@@ -23,7 +23,7 @@ export type DeletedObject<T extends KubeObject> = T | DeletedFinalStateUnknown<T
  *
  * Objects are the informer cache's own (see `Store`): treat them as read-only.
  */
-export interface ResourceEventHandler<T extends KubeObject> {
+export interface ResourceEventHandler<T extends KubeObjectLike = KubeObject> {
   /**
    * An object appeared. `isInInitialList` is true for the objects of the
    * first list, and for the current objects replayed to a handler added

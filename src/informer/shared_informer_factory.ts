@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KubeClient } from "../transport/kube_client.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import {
@@ -152,7 +152,7 @@ export class SharedInformerFactory {
    *   selector is invalid, or `options` contradict those of the informer's
    *   first request.
    */
-  informerFor<T extends KubeObject = KubeObject>(
+  informerFor<T extends KubeObjectLike = KubeObject>(
     resource: InformerResource,
     options: InformerOptions<T> = {},
   ): Informer<T> {
@@ -176,7 +176,7 @@ export class SharedInformerFactory {
         (labels ? `[${labels}]` : "") + (fields ? `[fields:${fields}]` : "") +
         (metadataOnly ? "(metadata)" : "");
     const effective = { ...this.#defaults, ...options, name } as InformerOptions<T>;
-    const lw = this.#makeLw(normalized) as ListerWatcher<T>;
+    const lw = this.#makeLw(normalized) as unknown as ListerWatcher<T>;
     const informer = new Informer<T>(lw, effective);
     const entry: Entry = {
       informer: informer as unknown as Informer<KubeObject>,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 
 /**
  * Rewrites an object before an informer stores it; the cache, listers and
@@ -13,7 +13,7 @@ import type { KubeObject } from "../api/types.ts";
  * `metadata.resourceVersion`. A throw is reported through `onError` (phase
  * `"store"`) and that object is skipped: the cache keeps its previous state.
  */
-export type TransformFunc<T extends KubeObject> = (obj: T) => T;
+export type TransformFunc<T extends KubeObjectLike = KubeObject> = (obj: T) => T;
 
 /**
  * A {@linkcode TransformFunc} that removes `metadata.managedFields`, often
@@ -23,7 +23,7 @@ export type TransformFunc<T extends KubeObject> = (obj: T) => T;
  * turns V8's compact object into a dictionary, which kept about 350 bytes
  * more per Pod than the copy does (measured on Deno 2.9).
  */
-export function dropManagedFields<T extends KubeObject>(obj: T): T {
+export function dropManagedFields<T extends KubeObjectLike>(obj: T): T {
   const metadata = obj?.metadata;
   if (metadata && typeof metadata === "object" && "managedFields" in metadata) {
     const { managedFields: _dropped, ...rest } = metadata;

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObjectLike } from "../api/types.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { systemClock } from "./clock.ts";
 import type { ErrorPhase, WatcherObserver, WatcherOptions } from "./watcher_options.ts";
@@ -121,7 +121,7 @@ export function resolveWatcherOptions(
  * items carry none), and so do `PartialObjectMetadata`: a metadata-only
  * answer (asked for with `metadataOnly`) never names the kind it stands for.
  */
-export function kindMatches(obj: KubeObject, expected: string | undefined): boolean {
+export function kindMatches(obj: KubeObjectLike, expected: string | undefined): boolean {
   return expected === undefined || obj.kind === undefined || obj.kind === expected ||
     obj.kind === "PartialObjectMetadata";
 }

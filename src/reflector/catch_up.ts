@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { isExpired } from "../api/predicates.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import type { CheckpointStorage } from "../checkpoint/checkpoint_storage.ts";
@@ -47,13 +47,13 @@ export interface CatchUpOptions {
 }
 
 /** One change found by {@linkcode catchUp}, in the order the server made them. */
-export type CatchUpChange<T extends KubeObject> =
+export type CatchUpChange<T extends KubeObjectLike = KubeObject> =
   | { type: "add"; key: string; object: T }
   | { type: "update"; key: string; oldObject: T; object: T }
   | { type: "delete"; key: string; object: T };
 
 /** What {@linkcode catchUp} found and saved. */
-export interface CatchUpResult<T extends KubeObject> {
+export interface CatchUpResult<T extends KubeObjectLike = KubeObject> {
   /**
    * The changes since the checkpoint: every add, update and delete the watch
    * delivered, in order; after a relist, the difference between the
@@ -134,7 +134,7 @@ export interface CatchUpResult<T extends KubeObject> {
  * await server.close();
  * ```
  */
-export async function catchUp<T extends KubeObject = KubeObject>(
+export async function catchUp<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
   options: CatchUpOptions,
 ): Promise<CatchUpResult<T>> {
@@ -256,7 +256,7 @@ class BudgetExhausted extends Error {
   }
 }
 
-function identityOf<T extends KubeObject>(
+function identityOf<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   signal: AbortSignal,
 ): Promise<ResourceIdentity> {
@@ -281,7 +281,7 @@ function version(rv: string | undefined): bigint | undefined {
  * Watches that end (their timeout) are restarted from the last version; one
  * that fails otherwise is retried after a short pause.
  */
-async function watchUntil<T extends KubeObject>(
+async function watchUntil<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   objects: Map<string, T>,
   changes: CatchUpChange<T>[],
@@ -343,7 +343,7 @@ async function watchUntil<T extends KubeObject>(
   return { rv, reached: true, expired: false, noProof: false };
 }
 
-function apply<T extends KubeObject>(
+function apply<T extends KubeObjectLike>(
   objects: Map<string, T>,
   changes: CatchUpChange<T>[],
   type: "ADDED" | "MODIFIED" | "DELETED",
@@ -364,7 +364,7 @@ function apply<T extends KubeObject>(
 }
 
 /** Makes `objects` the list's items, recording what differs: adds, updates (a new resourceVersion), deletes. */
-function diffInto<T extends KubeObject>(
+function diffInto<T extends KubeObjectLike>(
   objects: Map<string, T>,
   items: T[],
   changes: CatchUpChange<T>[],
@@ -376,7 +376,7 @@ function diffInto<T extends KubeObject>(
     gone.delete(key);
     objects.set(key, object);
     if (!old) changes.push({ type: "add", key, object });
-    else if (old.metadata.resourceVersion !== object.metadata.resourceVersion) {
+    else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
       changes.push({ type: "update", key, oldObject: old, object });
     }
   }

@@ -1,6 +1,6 @@
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { isExpired } from "../api/predicates.ts";
-import type { KubeList, KubeObject } from "../api/types.ts";
+import type { KubeList, KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 
 /**
@@ -20,7 +20,7 @@ export interface ListPagerOptions {
 /**
  * A complete list: every item of one snapshot and the snapshot's version.
  */
-export interface ListResult<T extends KubeObject> {
+export interface ListResult<T extends KubeObjectLike = KubeObject> {
   /** Every item, in the server's order. */
   items: T[];
   /** The snapshot's version: the list's `metadata.resourceVersion` (`""` when it had none). */
@@ -63,7 +63,7 @@ export interface ListResult<T extends KubeObject> {
  * await server.close();
  * ```
  */
-export async function listAllPages<T extends KubeObject>(
+export async function listAllPages<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
   options: ListPagerOptions = {},
 ): Promise<ListResult<T>> {

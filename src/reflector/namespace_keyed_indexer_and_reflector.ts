@@ -1,4 +1,4 @@
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { Indexer } from "../cache/indexer.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts";
@@ -10,7 +10,7 @@ import { Reflector, type ReflectorOptions } from "./reflector.ts";
  * and a {@linkcode Reflector} that fills it: client-go's
  * `NewNamespaceKeyedIndexerAndReflector`.
  */
-export function newNamespaceKeyedIndexerAndReflector<T extends KubeObject = KubeObject>(
+export function newNamespaceKeyedIndexerAndReflector<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
   options: ReflectorOptions = {},
 ): { indexer: Indexer<T>; reflector: Reflector<T> } {

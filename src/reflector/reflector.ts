@@ -1,4 +1,4 @@
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "./_async.ts";
@@ -138,7 +138,7 @@ export interface RunOptions {
  * await server.close();
  * ```
  */
-export class Reflector<T extends KubeObject = KubeObject> {
+export class Reflector<T extends KubeObjectLike = KubeObject> {
   /** The reflector's name (logs, metrics). */
   readonly name: string;
   /** Resolves when the store first holds a complete list. Never rejects. */

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObjectLike } from "../api/types.ts";
 import type { ServerContext } from "./_context.ts";
 import { ContinueSnapshots } from "./_continue_snapshots.ts";
 import { FaultRules } from "./_fault_rules.ts";
@@ -71,7 +71,7 @@ export class ServerState {
   }
 
   /** The resource of an object's `apiVersion` and `kind`; `TypeError` when none. */
-  resourceOf(object: Pick<KubeObject, "apiVersion" | "kind">): Resource {
+  resourceOf(object: Pick<KubeObjectLike, "apiVersion" | "kind">): Resource {
     const resource = this.registry.byKind(object?.apiVersion, object?.kind);
     if (!resource) {
       throw new TypeError(
@@ -82,7 +82,9 @@ export class ServerState {
   }
 
   /** Where an object or reference points (namespace defaults to `"default"` for namespaced kinds). */
-  locate(ref: ObjectRef | KubeObject): { resource: Resource; namespace?: string; name: string } {
+  locate(
+    ref: ObjectRef | KubeObjectLike,
+  ): { resource: Resource; namespace?: string; name: string } {
     const resource = this.resourceOf(ref);
     const source = "metadata" in ref && ref.metadata ? ref.metadata : (ref as ObjectRef);
     const namespace = resource.namespaced ? source.namespace || "default" : undefined;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { ServerState } from "./_server_state.ts";
 import { sleep } from "./_waiters.ts";
 import type { FaultRule, InjectedFault } from "./fault.ts";
@@ -131,31 +131,31 @@ export class FakeApiServer {
   }
 
   /** Stores a new object (its `apiVersion` and `kind` pick the resource); returns the stored copy. Throws `KubeStatusError` 409 when it exists. */
-  create(object: KubeObject): KubeObject {
-    return structuredClone(this.#s.store.create(this.#s.resourceOf(object), object));
+  create(object: KubeObject | KubeObjectLike): KubeObject {
+    return structuredClone(this.#s.store.create(this.#s.resourceOf(object), object as KubeObject));
   }
 
   /** Replaces an existing object (404 when missing; 409 when its `metadata.resourceVersion` is set and stale). */
-  update(object: KubeObject): KubeObject {
-    return structuredClone(this.#s.store.update(this.#s.resourceOf(object), object));
+  update(object: KubeObject | KubeObjectLike): KubeObject {
+    return structuredClone(this.#s.store.update(this.#s.resourceOf(object), object as KubeObject));
   }
 
   /** Creates the object, or replaces it whatever its resourceVersion. */
-  upsert(object: KubeObject): KubeObject {
+  upsert(object: KubeObject | KubeObjectLike): KubeObject {
     const { resource, namespace, name } = this.#s.locate(object);
     if (!name || !this.#s.store.get(resource, namespace, name)) return this.create(object);
-    const { resourceVersion: _rv, ...metadata } = object.metadata;
+    const { resourceVersion: _rv, ...metadata } = object.metadata ?? {};
     return this.update({ ...object, metadata });
   }
 
   /** Deletes an object; returns its last state at the deletion's resourceVersion (as the DELETED event carries it). */
-  delete(ref: ObjectRef | KubeObject): KubeObject {
+  delete(ref: ObjectRef | KubeObject | KubeObjectLike): KubeObject {
     const { resource, namespace, name } = this.#s.locate(ref);
     return structuredClone(this.#s.store.delete(resource, namespace, name));
   }
 
   /** The stored object, or undefined. */
-  get(ref: ObjectRef | KubeObject): KubeObject | undefined {
+  get(ref: ObjectRef | KubeObject | KubeObjectLike): KubeObject | undefined {
     const { resource, namespace, name } = this.#s.locate(ref);
     const object = this.#s.store.get(resource, namespace, name);
     return object && structuredClone(object);

@@ -1,5 +1,5 @@
 import { bodyText, InvalidUtf8Error } from "./_body_text.ts";
-import type { KubeList, KubeObject } from "../api/types.ts";
+import type { KubeList, KubeObject, KubeObjectLike } from "../api/types.ts";
 
 /**
  * Options of {@linkcode decodeListStream}.
@@ -441,7 +441,7 @@ class ListScanner {
  * assert.equal(list.items[0].metadata.name, "é");
  * ```
  */
-export async function decodeListStream<T extends KubeObject = KubeObject>(
+export async function decodeListStream<T extends KubeObjectLike = KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: DecodeListStreamOptions = {},
 ): Promise<KubeList<T>> {

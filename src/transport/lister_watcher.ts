@@ -1,5 +1,5 @@
 import type { ResourceIdentity } from "./resource_identity.ts";
-import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
+import type { KubeList, KubeObject, KubeObjectLike, WatchEvent } from "../api/types.ts";
 import type { ServerFeatures } from "./server_features.ts";
 
 /**
@@ -48,7 +48,7 @@ export interface WatchOptions {
  * events; a failure to start rejects the first `next()`. Implementations must
  * honour `signal` (abort rejects with `signal.reason` and releases the body).
  */
-export interface ListerWatcher<T extends KubeObject = KubeObject> {
+export interface ListerWatcher<T extends KubeObjectLike = KubeObject> {
   /**
    * What is known of the server behind it, shared per server in the process
    * (`resourceListerWatcher` sets it); the watcher remembers there that a

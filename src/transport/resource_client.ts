@@ -1,4 +1,4 @@
-import type { KubeList, KubeObject } from "../api/types.ts";
+import type { KubeList, KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KubeClient } from "./kube_client.ts";
 import { resourcePath, type ResourceRef } from "./resource_path.ts";
 
@@ -97,7 +97,7 @@ export interface ResourceListOptions extends ResourceCallOptions {
 /**
  * Typed reads and writes of one resource; see {@linkcode resourceClient}.
  */
-export interface ResourceClient<T extends KubeObject = KubeObject> {
+export interface ResourceClient<T extends KubeObjectLike = KubeObject> {
   /** The reference it was made for. */
   readonly ref: Readonly<ResourceRef>;
   /** `GET` one object. */
@@ -169,7 +169,7 @@ function objectOf(what: string, object: unknown): KubeObject {
  * await server.close();
  * ```
  */
-export function resourceClient<T extends KubeObject = KubeObject>(
+export function resourceClient<T extends KubeObjectLike = KubeObject>(
   client: KubeClient,
   ref: ResourceRef,
 ): ResourceClient<T> {

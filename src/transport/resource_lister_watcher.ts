@@ -2,7 +2,7 @@ import { clusterUid } from "./_cluster_uid.ts";
 import type { ResourceIdentity } from "./resource_identity.ts";
 import { KubeNetworkError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
-import type { KubeList, KubeObject, WatchEvent } from "../api/types.ts";
+import type { KubeList, KubeObject, KubeObjectLike, WatchEvent } from "../api/types.ts";
 import type { KubeClient } from "./kube_client.ts";
 import { decodeListStream, ListDecodeError } from "./list_stream.ts";
 import type { ListerWatcher, ListOptions, WatchOptions } from "./lister_watcher.ts";
@@ -51,7 +51,7 @@ const WATCH_STREAM = "watch stream";
  * as absent, as Go's JSON decoding has it). `items` entries are not judged
  * here: the watcher reports and drops the ones that are not objects.
  */
-function checkList<T extends KubeObject>(
+function checkList<T extends KubeObjectLike>(
   list: KubeList<T>,
   request: string,
   invalid: (what: string) => KubeStatusError,
@@ -121,7 +121,7 @@ function checkList<T extends KubeObject>(
  * await server.close();
  * ```
  */
-export function resourceListerWatcher<T extends KubeObject = KubeObject>(
+export function resourceListerWatcher<T extends KubeObjectLike = KubeObject>(
   client: KubeClient,
   options: ResourceListerWatcherOptions,
 ): ListerWatcher<T> {

@@ -1,7 +1,7 @@
 import { WatchDecodeError } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { bodyText, InvalidUtf8Error } from "./_body_text.ts";
-import type { KubeObject, WatchEvent } from "../api/types.ts";
+import type { KubeObject, KubeObjectLike, WatchEvent } from "../api/types.ts";
 
 /**
  * Options of {@linkcode watchStream}.
@@ -19,7 +19,10 @@ export interface WatchStreamOptions {
 
 const TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"]);
 
-function decodeLine<T extends KubeObject>(text: string, line: number): WatchEvent<T> | undefined {
+function decodeLine<T extends KubeObjectLike>(
+  text: string,
+  line: number,
+): WatchEvent<T> | undefined {
   if (text.trim() === "") return undefined;
   let parsed: unknown;
   try {
@@ -97,7 +100,7 @@ function decodeLine<T extends KubeObject>(text: string, line: number): WatchEven
  * await server.close();
  * ```
  */
-export async function* watchStream<T extends KubeObject = KubeObject>(
+export async function* watchStream<T extends KubeObjectLike = KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: WatchStreamOptions = {},
 ): AsyncGenerator<WatchEvent<T>, void, undefined> {
@@ -132,7 +135,7 @@ export async function* watchStream<T extends KubeObject = KubeObject>(
  * assert.deepEqual(sizes, [2, 1]); // "c" is complete only in the second read
  * ```
  */
-export async function* watchBatches<T extends KubeObject = KubeObject>(
+export async function* watchBatches<T extends KubeObjectLike = KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: WatchStreamOptions = {},
 ): AsyncGenerator<WatchEvent<T>[], void, undefined> {
