@@ -11,7 +11,7 @@
 //     type-checks the blocks first;
 //   - `http://127.0.0.1:8001` (what `kubectl proxy` serves) is replaced by
 //     the test API server's address (the testkit's FakeApiServer, seeded
-//     with a few ConfigMaps and Pods in `default`), and KUBECONFIG points at
+//     with a few ConfigMaps, Pods and a Deployment in `default`), and KUBECONFIG points at
 //     a kubeconfig for it, so snippets that load kubectl's configuration
 //     connect to it too;
 //   - a block passes when it exits 0 within 30 s (a snippet that never
@@ -149,6 +149,19 @@ async function main() {
   server.create(pod("web-0", { app: "web", tier: "front" }));
   server.create(pod("web-1", { app: "web", tier: "edge" }));
   server.create(pod("db-0", { app: "db" }));
+  server.create({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name: "web", namespace: "default", labels: { app: "web" } },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: { app: "web" } },
+      template: {
+        metadata: { labels: { app: "web" } },
+        spec: { containers: [{ name: "main", image: "nginx" }] },
+      },
+    },
+  });
 
   const work = mkdtempSync(join(tmpdir(), "check-readme-"));
   const kubeconfig = join(work, "kubeconfig.yaml");
@@ -181,7 +194,14 @@ async function main() {
   const denoDir = join(work, "deno");
   mkdirSync(denoDir);
   const exportsMap = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")).exports;
-  const imports = { "prom-client": "npm:prom-client@^15.1.3" };
+  // kubernetes-types (type imports only; its own imports have no extensions,
+  // which only npm: resolution completes), at the version the repository pins.
+  const typesVersion = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+    .devDependencies["kubernetes-types"];
+  const imports = {
+    "prom-client": "npm:prom-client@^15.1.3",
+    "kubernetes-types/": `npm:/kubernetes-types@${typesVersion}/`,
+  };
   for (const [key, file] of Object.entries(exportsMap)) {
     imports[`kube-reflector${key.slice(1)}`] = pathToFileURL(join(root, file)).href;
   }
