@@ -235,7 +235,8 @@ function redirectTarget(location: string | URL | null | undefined): string | und
  * before 1.27 answers 422, a server with the `WatchList` feature gate off or
  * an aggregated API without it answers 400/403/404/405/501. What the
  * watcher does then: see `WatcherOptions.useStreamingList`. Reported once
- * per refusal; `version` names the server's version when it could be read.
+ * per server and process (watchers started together are all refused; one
+ * reports it); `version` names the server's version when it could be read.
  */
 export class StreamingListUnsupportedError extends Error {
   /** The server's `gitVersion`, when known. */

@@ -7,7 +7,12 @@ import {
 } from "../api/errors.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
-import { INITIAL_EVENTS_END_ANNOTATION, type KubeObject, type WatchEvent } from "../api/types.ts";
+import {
+  INITIAL_EVENTS_END_ANNOTATION,
+  type KubeObject,
+  type KubeObjectLike,
+  type WatchEvent,
+} from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay, unit } from "./_async.ts";
 import { ConsumerFailure, failureKind } from "./_failure_kind.ts";
@@ -35,7 +40,7 @@ import type { ErrorPhase, WatcherOptions } from "./watcher_options.ts";
  * a streaming list); the others are changes after it, in order. Every event
  * carries the resourceVersion to resume from once it has been applied.
  */
-export type WatcherEvent<T extends KubeObject = KubeObject> =
+export type WatcherEvent<T extends KubeObjectLike = KubeObject> =
   | { type: "LIST"; items: T[]; resourceVersion: string }
   | { type: "ADDED" | "MODIFIED" | "DELETED"; object: T; resourceVersion: string }
   | { type: "BOOKMARK"; resourceVersion: string };
@@ -82,7 +87,7 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
  * await server.close();
  * ```
  */
-export async function* watcher<T extends KubeObject = KubeObject>(
+export async function* watcher<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>, void, undefined> {
@@ -100,7 +105,7 @@ export async function* watcher<T extends KubeObject = KubeObject>(
  * iterator once per read rather than once per event: the `Reflector` and
  * the `Informer` consume it. Same options, rules and ending as `watcher`.
  */
-export async function* watcherBatches<T extends KubeObject = KubeObject>(
+export async function* watcherBatches<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
   options: WatcherOptions = {},
 ): AsyncGenerator<WatcherEvent<T>[], void, undefined> {
@@ -180,7 +185,7 @@ function report(o: ResolvedWatcherOptions, err: unknown, phase: ErrorPhase): voi
 }
 
 /** Performs `run.state`'s phase, sets `run.outcome`, yields what the consumer must apply. */
-async function* perform<T extends KubeObject>(
+async function* perform<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   o: ResolvedWatcherOptions,
   run: Run,
@@ -202,7 +207,7 @@ async function* perform<T extends KubeObject>(
 }
 
 /** Lists every page; sets `run.outcome`; returns the items to yield on success. */
-async function performList<T extends KubeObject>(
+async function performList<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   o: ResolvedWatcherOptions,
   run: Run,
@@ -236,7 +241,7 @@ async function performList<T extends KubeObject>(
  * One watch request (a streaming list first collects its initial events
  * into a keyed pending snapshot, then goes on as a watch); sets `run.outcome`.
  */
-async function* performWatch<T extends KubeObject>(
+async function* performWatch<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   o: ResolvedWatcherOptions,
   run: Run,
@@ -329,7 +334,7 @@ async function* performWatch<T extends KubeObject>(
           const problem = eventProblem(ev);
           if (problem) throw new MalformedResponseError("watch event", problem);
           if (ev.type === "ERROR") throw statusError(ev.object);
-          const evRv = ev.object.metadata.resourceVersion;
+          const evRv = ev.object.metadata?.resourceVersion;
           if (evRv === undefined || evRv === "") {
             // A watch from "" would start "from now" and miss what happened in between.
             throw new MalformedResponseError("watch event", "metadata.resourceVersion is missing");
@@ -339,7 +344,7 @@ async function* performWatch<T extends KubeObject>(
             if (evRv !== rv) progress++;
             rv = evRv;
             if (
-              pending && ev.object.metadata.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true"
+              pending && ev.object.metadata?.annotations?.[INITIAL_EVENTS_END_ANNOTATION] === "true"
             ) {
               const items = [...pending.values()];
               pending = undefined;
@@ -439,10 +444,15 @@ async function* performWatch<T extends KubeObject>(
     }
     observer.watchEnd?.({ durationMs, events: progress, error: err, short: false });
     const kind = failureKind(err, run.state.phase.kind === "stream");
-    // Giving up streaming lists is reported with the server's version.
-    if (kind === "unsupported" && features?.version === undefined) await readServerVersion(lw, o);
+    // Giving up streaming lists is reported once per server (watchers that
+    // started together are all refused), with the server's version.
+    const known = kind === "unsupported" && features?.streamingListRefusalReported === true;
+    if (kind === "unsupported" && features) features.streamingListRefusalReported = true;
+    if (kind === "unsupported" && !known && features?.version === undefined) {
+      await readServerVersion(lw, o);
+    }
     // The consumer reports its own failures (a store that could not apply an event).
-    if (!(err instanceof ConsumerFailure)) {
+    if (!(err instanceof ConsumerFailure) && !known) {
       report(
         o,
         kind === "unsupported" ? new StreamingListUnsupportedError(features?.version, err) : err,
@@ -476,7 +486,7 @@ const VERSION_WAIT_MS = 5_000;
  * for a message that explains a decision. Never throws; gives up after
  * {@linkcode VERSION_WAIT_MS} or on abort.
  */
-async function readServerVersion<T extends KubeObject>(
+async function readServerVersion<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   o: ResolvedWatcherOptions,
 ): Promise<void> {
@@ -509,7 +519,7 @@ function limitsOf(o: ResolvedWatcherOptions) {
  * Checked: a ListerWatcher that returns no async iterable, or a batch that
  * is not an array, is a bug to report.
  */
-function watchBatchIterable<T extends KubeObject>(
+function watchBatchIterable<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   opts: Parameters<ListerWatcher<T>["watch"]>[0],
 ): AsyncIterable<WatchEvent<T>[]> {
@@ -564,8 +574,8 @@ function metadataProblem(obj: { metadata?: unknown }): string | undefined {
 }
 
 /** The key of an object within one resource: `namespace/name`, or `name` when cluster-scoped. */
-function objectKey(obj: KubeObject): string {
-  const m = obj.metadata;
+function objectKey(obj: KubeObjectLike): string {
+  const m = obj.metadata ?? {};
   return m.namespace ? `${m.namespace}/${m.name ?? ""}` : `${m.name ?? ""}`;
 }
 
@@ -587,7 +597,7 @@ function retryAfterOf(err: unknown): number | undefined {
  * 410 again, forever); without `limit` the watch cache serves it as "not
  * older than", and etcd is spared a thundering herd.
  */
-async function listWithDeadline<T extends KubeObject>(
+async function listWithDeadline<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   resourceVersion: string,
   o: ResolvedWatcherOptions,
@@ -618,7 +628,7 @@ async function listWithDeadline<T extends KubeObject>(
 }
 
 /** A list result must have an items array and a non-empty string resourceVersion. */
-function checkList<T extends KubeObject>(result: ListResult<T>): ListResult<T> {
+function checkList<T extends KubeObjectLike>(result: ListResult<T>): ListResult<T> {
   if (result === null || typeof result !== "object" || !Array.isArray(result.items)) {
     throw new MalformedResponseError("list", "items is not an array");
   }
@@ -638,7 +648,7 @@ function statusError(status: unknown): KubeStatusError {
   return KubeStatusError.fromStatus(status, { request: ERROR_EVENT });
 }
 
-function unexpectedKind(obj: KubeObject, expected: string): UnexpectedKindError {
+function unexpectedKind(obj: KubeObjectLike, expected: string): UnexpectedKindError {
   const m = obj.metadata ?? {};
   return new UnexpectedKindError(
     expected,
@@ -647,7 +657,7 @@ function unexpectedKind(obj: KubeObject, expected: string): UnexpectedKindError 
   );
 }
 
-function checkListKind(result: ListResult<KubeObject>, expected: string | undefined): void {
+function checkListKind(result: ListResult<KubeObjectLike>, expected: string | undefined): void {
   if (!expected || !result.kind || result.kind === "List") return;
   if (result.kind === "PartialObjectMetadataList") return; // metadataOnly: see kindMatches
   if (result.kind !== `${expected}List`) {
@@ -660,7 +670,7 @@ function checkListKind(result: ListResult<KubeObject>, expected: string | undefi
  * object (and a string resourceVersion, if any) and of the expected kind;
  * others are reported and left out, never stored.
  */
-function usableItems<T extends KubeObject>(
+function usableItems<T extends KubeObjectLike>(
   items: T[],
   o: ResolvedWatcherOptions,
   phase: ErrorPhase,

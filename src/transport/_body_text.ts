@@ -82,6 +82,9 @@ export async function* bodyText(
   } finally {
     signal?.removeEventListener("abort", onAbort);
     if (!finished) await reader.cancel(signal?.reason).catch(() => {});
-    reader.releaseLock();
+    // No releaseLock(): the body is read to its end or cancelled, and is
+    // never read again. On Node releasing builds a TypeError for the
+    // reader's `closed` promise every time (and a vm context the first time),
+    // a cost a profile showed on every list page and watch.
   }
 }

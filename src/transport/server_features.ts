@@ -16,6 +16,11 @@ export interface ServerFeatures {
   bookmarkIntervalMs?: number;
   /** The server's `gitVersion` (`"v1.37.2"`), when it was read (`KubeClient.version()`). */
   version?: string;
+  /**
+   * `true` once a refused streaming list was reported: the refusal is
+   * reported once per server, not once per watcher that tried at the same time.
+   */
+  streamingListRefusalReported?: boolean;
 }
 
 const registry = new Map<string, ServerFeatures>();

@@ -518,3 +518,35 @@ test("watches ask for an uncompressed body (a compressed streaming list loses it
     for (const w of requestsOf(server, "watch")) assert.equal(w.acceptEncoding, "identity");
   });
 });
+
+test("reflectors started together against a server without streaming lists report its refusal once, not once each", async () => {
+  await withReflector(
+    { reflector: { useStreamingList: undefined } },
+    async ({ server, client, reflector, errors }) => {
+      // Three more reflectors of the same server, started in the same tick
+      // as the first: all four ask for a streaming list before any refusal.
+      const more = ["fx", "fy", "fz"].map((namespace) => {
+        const seen: unknown[] = [];
+        const r = new Reflector(
+          resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps", namespace }),
+          new Indexer(metaNamespaceKeyFunc),
+          { onError: (e) => seen.push(e) },
+        );
+        return { r, seen };
+      });
+      const ac = new AbortController();
+      const runs = more.map(({ r }) => r.run({ signal: ac.signal }));
+      await reflector.synced;
+      await Promise.all(more.map(({ r }) => r.synced));
+      ac.abort();
+      await Promise.all(runs);
+      const asked = requestsOf(server, "watch").filter((r) =>
+        r.query.get("sendInitialEvents") === "true"
+      );
+      assert.ok(asked.length >= 2, `several streaming lists were refused (${asked.length})`);
+      const refusals = [...errors.map((e) => e.error), ...more.flatMap(({ seen }) => seen)]
+        .filter((e) => e instanceof StreamingListUnsupportedError);
+      assert.equal(refusals.length, 1, "one report for the server");
+    },
+  );
+});
