@@ -106,10 +106,12 @@ export {
 } from "./src/transport/kube_client.ts";
 export type { ListerWatcher, ListOptions, WatchOptions } from "./src/transport/lister_watcher.ts";
 export {
+  type ApplyConfiguration,
   type ApplyOptions,
   type DeleteOptions,
   type JsonPatchOperation,
   type ObjectCallOptions,
+  type PartialObject,
   type PatchOptions,
   type PatchType,
   type ResourceCallOptions,
@@ -218,8 +220,5 @@ export {
 export type { WorkQueueMetrics } from "./src/metrics/workqueue_metrics.ts";
 export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/error_reason.ts";
 export { WorkQueue, type WorkQueueOptions } from "./src/workqueue/work_queue.ts";
-export {
-  Controller,
-  type ControllerOptions,
-  type ControllerSource,
-} from "./src/controller/controller.ts";
+export { Controller, type ControllerOptions } from "./src/controller/controller.ts";
+export { type ControllerSource, controllerSource } from "./src/controller/controller_source.ts";

@@ -18,6 +18,7 @@ import * as checkpointDenoKv from "../checkpoint_deno_kv.ts";
 const CORE = [
   "Backoff",
   "Controller",
+  "controllerSource",
   "DeletedFinalStateUnknown",
   "ERROR_REASONS",
   "INITIAL_EVENTS_END_ANNOTATION",

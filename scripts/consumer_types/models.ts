@@ -9,6 +9,7 @@ import type { Pod } from "kubernetes-types/core/v1.js";
 import {
   Controller,
   type ControllerSource,
+  controllerSource,
   Indexer,
   Informer,
   KubeClient,
@@ -44,9 +45,11 @@ export async function typed(): Promise<number | undefined> {
     informer: pods,
     map: (pod) => pod.metadata?.ownerReferences?.map((o) => `${pod.metadata?.namespace}/${o.name}`),
   };
+  // controllerSource infers `pod` as a Pod.
+  const inferred = controllerSource(pods, (pod) => pod.spec?.nodeName);
   const controller = new Controller({
     name: "typed",
-    informers: [deployments, podSource],
+    informers: [deployments, podSource, inferred],
     reconcile: async (key, { signal }) => {
       const { spec } = await resourceClient<Deployment>(client, {
         apiVersion: "apps/v1",
@@ -54,6 +57,15 @@ export async function typed(): Promise<number | undefined> {
         namespace: "default",
       }).get(key.split("/")[1], { signal });
       void spec?.template.spec?.containers[0].image;
+      // A server-side apply configuration names only the fields it owns.
+      await resourceClient<Deployment>(client, {
+        apiVersion: "apps/v1",
+        resource: "deployments",
+        namespace: "default",
+      }).apply({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 2 } }, {
+        fieldManager: "typed",
+        signal,
+      });
     },
   });
   void controller;

@@ -10,23 +10,7 @@ import type { HandlerRegistration } from "../informer/handler_registration.ts";
 import type { Informer } from "../informer/informer.ts";
 import { waitForCacheSync } from "../informer/wait_for_cache_sync.ts";
 import { WorkQueue, type WorkQueueOptions } from "../workqueue/work_queue.ts";
-
-/**
- * An informer whose changes a {@linkcode Controller} turns into keys, and
- * how. `map` is a method so that a source of Pods can be listed beside a
- * source of Deployments.
- */
-export interface ControllerSource<T extends KubeObjectLike = KubeObject> {
-  /** The informer (run by the caller, see {@linkcode Controller}). */
-  informer: Pick<Informer<T>, "name" | "addEventHandler">;
-  /**
-   * The keys to reconcile when `obj` is added, updated (called for the old
-   * and the new state) or deleted (its final state, or a tombstone's last
-   * known state); `undefined` or `[]` for none. For example the key of the
-   * object's owner. Default: the controller's `keyOf(obj)`.
-   */
-  map?(obj: T): string | readonly string[] | undefined;
-}
+import type { ControllerSource } from "./controller_source.ts";
 
 /**
  * Options of {@linkcode Controller}.
@@ -38,9 +22,10 @@ export interface ControllerOptions {
    * The informers to watch: each an informer (every change enqueues the
    * object's `keyOf` key) or a {@linkcode ControllerSource} (its `map` says
    * which keys). At least one. Informers and sources of any object type mix
-   * (`Informer<Deployment>` beside `Informer<Pod>`); give `map`'s parameter
-   * its type (`map: (pod: Pod) => ...`), or declare the source as a
-   * `ControllerSource<Pod>`. Required.
+   * (`Informer<Deployment>` beside `Informer<Pod>`); build a source with
+   * {@linkcode controllerSource}`(informer, map)` so that `map`'s parameter
+   * is the informer's object type, checked (in a literal
+   * `{ informer, map }` it is not inferred). Required.
    */
   informers: ReadonlyArray<
     // deno-lint-ignore no-explicit-any
@@ -61,7 +46,7 @@ export interface ControllerOptions {
    * sources without `map`. Default: `deletionHandlingMetaNamespaceKeyFunc`
    * (`"namespace/name"`, or `"name"`).
    */
-  keyOf?(obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>): string;
+  keyOf?(obj: KubeObject | DeletedFinalStateUnknown<KubeObject>): string;
   /** Reconciles running at once (each on a different key). Default: `2`. */
   workers?: number;
   /** Options of the work queue (backoff, overall rate limit, metrics, clock). Default: its defaults, named after the controller. */
@@ -257,7 +242,11 @@ export class Controller {
   #handler(source: ControllerSource<KubeObjectLike>) {
     const enqueue = (obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>) => {
       try {
-        if (!source.map) return this.queue.add(this.#keyOf(obj));
+        if (!source.map) {
+          return this.queue.add(
+            this.#keyOf(obj as KubeObject | DeletedFinalStateUnknown<KubeObject>),
+          );
+        }
         const live = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
         const keys = source.map(live);
         if (typeof keys === "string") this.queue.add(keys);

@@ -70,6 +70,25 @@ export interface ApplyOptions extends WriteOptions {
   force?: boolean;
 }
 
+/**
+ * Any part of `T`, at every depth (each field optional, arrays of parts):
+ * what a server-side apply states, since it names only the fields its
+ * manager owns.
+ */
+export type PartialObject<T> = T extends readonly (infer E)[] ? PartialObject<E>[]
+  : T extends object ? { [K in keyof T]?: PartialObject<T[K]> }
+  : T;
+
+/**
+ * A server-side apply configuration for objects of type `T`
+ * ({@linkcode ResourceClient.apply}): any part of `T`. For a typed
+ * Deployment, `{ apiVersion: "apps/v1", kind: "Deployment", metadata: { name },
+ * spec: { replicas: 2 } }` is one, without the selector and template a
+ * whole Deployment requires. `apiVersion`, `kind` and `metadata.name` are
+ * required at run time (a `TypeError` without them).
+ */
+export type ApplyConfiguration<T> = PartialObject<T>;
+
 /** Options of {@linkcode ResourceClient.delete}. */
 export interface DeleteOptions extends ObjectCallOptions {
   /** What happens to the dependents: `"Orphan"`, `"Background"` or `"Foreground"`. Default: the resource's. */
@@ -111,7 +130,7 @@ export interface ResourceClient<T extends KubeObjectLike = KubeObject> {
   /** `PATCH` an object with a merge, JSON or strategic merge patch. */
   patch(name: string, patch: unknown, options?: PatchOptions): Promise<T>;
   /** Server-side apply: `PATCH` with the object as the desired state of `fieldManager`'s fields (creates it when missing). */
-  apply(object: T, options: ApplyOptions): Promise<T>;
+  apply(object: ApplyConfiguration<T>, options: ApplyOptions): Promise<T>;
   /** `DELETE` an object. */
   delete(name: string, options?: DeleteOptions): Promise<void>;
 }

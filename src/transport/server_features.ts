@@ -18,7 +18,10 @@ export interface ServerFeatures {
   version?: string;
   /**
    * `true` once a refused streaming list was reported: the refusal is
-   * reported once per server, not once per watcher that tried at the same time.
+   * reported once per server and process (to the `onError` of the watcher
+   * refused first), not once per watcher that tried at the same time. Never
+   * reset: a later refusal by the same server (a replica of another version
+   * during an upgrade) only falls back, as the first did.
    */
   streamingListRefusalReported?: boolean;
 }

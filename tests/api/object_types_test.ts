@@ -12,6 +12,7 @@ import { test } from "../_test.ts";
 import {
   catchUp,
   Controller,
+  controllerSource,
   DeletedFinalStateUnknown,
   deletionHandlingMetaNamespaceKeyFunc,
   dropManagedFields,
@@ -100,12 +101,13 @@ test("kubernetes-types Deployments and Pods type every generic and sync with the
     name: "typed",
     informers: [
       deployments,
-      // A source of Pods mapped to their owning Deployment's key.
-      {
-        informer: pods,
-        map: (p: Pod) =>
-          p.metadata?.ownerReferences?.map((o) => `${p.metadata?.namespace}/${o.name}`),
-      },
+      // A source of Pods mapped to their owning Deployment's key (`p` inferred as a Pod).
+      controllerSource(pods, (p) => {
+        const same: Equals<typeof p, Pod> = true;
+        return same
+          ? p.metadata?.ownerReferences?.map((o) => `${p.metadata?.namespace}/${o.name}`)
+          : [];
+      }),
     ],
     reconcile: (key) => {
       reconciled.push(key);
@@ -141,6 +143,15 @@ test("kubernetes-types Deployments and Pods type every generic and sync with the
     await api.create(deployment("api", 1));
     const applied = await api.apply(deployment("api", 2), { fieldManager: "types-test" });
     assert.equal(applied.spec?.replicas, 2);
+    // An apply configuration states only its fields: no selector or template needed.
+    const scaled = await api.apply({
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "api" },
+      spec: { replicas: 4 },
+    }, { fieldManager: "types-test" });
+    assert.equal(scaled.spec?.replicas, 4);
+    assert.equal(scaled.spec?.selector.matchLabels?.app, "api", "the other fields are kept");
 
     await until(() => lister.get("default", "web")?.spec?.replicas === 5, "the patch");
     assert.deepEqual(updates[0], [3, 5]);
@@ -276,7 +287,8 @@ test("KubeObjectLike accepts both type sources, refuses what is not an object, a
   const event = { type: "ADDED", object: { metadata: { name: "x" } } } as WatchEvent;
   assert.equal(event.type === "ADDED" && event.object.metadata.name, "x");
 
-  // Code written for the untyped default keeps compiling: an annotated keyOf, an unannotated map.
+  // Code written for the untyped default keeps compiling: an annotated keyOf, an unannotated
+  // map, and an unannotated keyOf whose parameter is the untyped KubeObject (metadata required).
   const compat = new Controller({
     name: "compat",
     informers: [untyped, { informer: untyped, map: (o) => o.metadata.name }],
@@ -284,6 +296,23 @@ test("KubeObjectLike accepts both type sources, refuses what is not an object, a
     reconcile: () => {},
   });
   assert.equal(compat.name, "compat");
+  const unannotated = new Controller({
+    name: "unannotated",
+    informers: [untyped],
+    keyOf: (o) => o instanceof DeletedFinalStateUnknown ? o.key : o.metadata.name!,
+    reconcile: () => {},
+  });
+  assert.equal(unannotated.name, "unannotated");
+  // controllerSource ties map's parameter to the informer's type.
+  const pods = new Informer<Pod>(
+    resourceListerWatcher<Pod>(new KubeClient({ server: "http://127.0.0.1:1" }), PODS),
+    {
+      name: "typed-pods",
+    },
+  );
+  // @ts-expect-error a map for Deployments does not fit a source of Pods
+  controllerSource(pods, (d: Deployment) => d.spec?.template.metadata?.name);
+  assert.throws(() => controllerSource({} as typeof pods), TypeError);
   const indexer: Indexer<KubeObject> = new Indexer(metaNamespaceKeyFunc);
   assert.deepEqual(indexer.list(), []);
 
@@ -307,4 +336,19 @@ test("KubeObjectLike accepts both type sources, refuses what is not an object, a
   new Indexer<{ metadata: { name: number } }>(() => "k");
   // @ts-expect-error labels are strings
   new Indexer<{ metadata: { labels: Record<string, number> } }>(() => "k");
+  const deployments = resourceClient<Deployment>(
+    new KubeClient({ server: "http://127.0.0.1:1" }),
+    DEPLOYMENTS,
+  );
+  const replicas = "2";
+  const badApply = {
+    apiVersion: "apps/v1" as const,
+    kind: "Deployment" as const,
+    metadata: { name: "a" },
+    spec: { replicas },
+  };
+  const typeOnly = () =>
+    // @ts-expect-error the fields of an apply configuration keep their types
+    deployments.apply(badApply, { fieldManager: "m" });
+  assert.equal(typeof typeOnly, "function"); // type-checked, never called
 });
