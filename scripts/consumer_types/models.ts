@@ -62,7 +62,12 @@ export async function typed(): Promise<number | undefined> {
         apiVersion: "apps/v1",
         resource: "deployments",
         namespace: "default",
-      }).apply({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 2 } }, {
+      }).apply({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web" },
+        spec: { replicas: 2 },
+      }, {
         fieldManager: "typed",
         signal,
       });
