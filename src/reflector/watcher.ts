@@ -606,12 +606,16 @@ async function listWithDeadline<T extends KubeObjectLike>(
     watch: (opts) => lw.watch(opts),
     list: async (opts) => {
       const { controller, dispose } = childAbortController(o.signal);
-      const timeout = new ListTimeoutError(o.listTimeoutMs);
-      const handle = o.clock.setTimeout(() => controller.abort(timeout), o.listTimeoutMs);
+      // The error is made when the deadline fires, not per page (a stack trace each).
+      let timeout: ListTimeoutError | undefined;
+      const handle = o.clock.setTimeout(
+        () => controller.abort(timeout = new ListTimeoutError(o.listTimeoutMs)),
+        o.listTimeoutMs,
+      );
       try {
         return await lw.list({ ...opts, signal: controller.signal });
       } catch (err) {
-        if (controller.signal.reason === timeout) throw timeout;
+        if (timeout !== undefined && controller.signal.reason === timeout) throw timeout;
         throw err;
       } finally {
         o.clock.clearTimeout(handle);
