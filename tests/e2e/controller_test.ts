@@ -2,7 +2,9 @@
  * The mirror controller example (examples/mirror_controller.ts) against the
  * real API server: Deployments labelled mirror=true in two namespaces get
  * mirror ConfigMaps that follow them; it converges after a kill -9 with
- * changes made while it was down, and across an API server restart.
+ * changes made while it was down (writing nothing for a mirror still up to
+ * date), and across one API server restart (after which both its Deployment
+ * and its mirror informers must deliver again).
  */
 import assert from "node:assert/strict";
 import { type KubeClient, type KubeObject, resourceClient } from "../../mod.ts";
@@ -124,6 +126,10 @@ e2eTest(
         apiVersion: "apps/v1",
         resource: "deployments",
       });
+      const configMaps = resourceClient<ConfigMap>(admin, {
+        apiVersion: "v1",
+        resource: "configmaps",
+      });
       const create = (ns: string, d: Deployment) => deployments.create(d, { namespace: ns });
       const mirrorsNow = async () => [...(await actualMirrors(admin)).keys()].sort();
       await create(A, deployment("web", { replicas: 2 }));
@@ -131,6 +137,7 @@ e2eTest(
       await create(B, deployment("api"));
       await create(B, deployment("worker"));
       await create(B, deployment("batch"));
+      await create(B, deployment("steady")); // never changes: its mirror is never written again
       await create(OTHER, deployment("elsewhere"));
 
       proc = new MirrorControllerProcess(args);
@@ -140,6 +147,7 @@ e2eTest(
         `${A}/web-mirror`,
         `${B}/api-mirror`,
         `${B}/batch-mirror`,
+        `${B}/steady-mirror`,
         `${B}/worker-mirror`,
       ]);
 
@@ -150,12 +158,12 @@ e2eTest(
       });
       await deployments.delete("api", { namespace: B });
       await converged(admin, "mirrors after an update, a label removal and a delete");
-      assert.deepEqual(await mirrorsNow(), [`${A}/web-mirror`, `${B}/batch-mirror`]);
-      const web = await resourceClient<ConfigMap>(admin, {
-        apiVersion: "v1",
-        resource: "configmaps",
-        namespace: A,
-      }).get("web-mirror");
+      assert.deepEqual(await mirrorsNow(), [
+        `${A}/web-mirror`,
+        `${B}/batch-mirror`,
+        `${B}/steady-mirror`,
+      ]);
+      const web = await configMaps.get("web-mirror", { namespace: A });
       assert.deepEqual(web.data, { replicas: "4", images: "nginx:1.27", generation: "2" });
 
       // kill -9, and changes while it is down: a create, an update, a relabel, a delete.
@@ -167,19 +175,30 @@ e2eTest(
         namespace: B,
       });
       await deployments.delete("batch", { namespace: B });
-      proc = new MirrorControllerProcess(args);
+      // One worker: keys are reconciled in the order queued, all of the initial lists' first.
+      proc = new MirrorControllerProcess([...args, "--workers=1"]);
       await converged(admin, "mirrors after a restart of the controller");
       assert.deepEqual(await mirrorsNow(), [
         `${A}/cache-mirror`,
         `${A}/web-mirror`,
+        `${B}/steady-mirror`,
         `${B}/worker-mirror`,
       ]);
-      assert.ok(
-        proc.lines.includes(`deleted ${B}/batch-mirror (Deployment gone or not labelled)`),
-        proc.output,
+      await proc.waitForLine(
+        /^deleted mirror-b\/batch-mirror \(Deployment gone or not labelled\)$/,
       );
+      // Barrier: an orphan created now is deleted after every key of the initial lists.
+      await configMaps.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "stray-mirror", labels: { [OF]: "stray" } },
+      }, { namespace: A });
+      await proc.waitForLine(/^deleted mirror-a\/stray-mirror /);
+      assert.deepEqual(proc.matching(/steady-mirror/), [], "no write for a mirror up to date");
 
-      // The API server restarts under the running controller; changes made after reach it.
+      // The API server restarts (once) under the running controller; changes made after reach
+      // both kinds of informer: an update, a create and a delete of Deployments, and a mirror
+      // deleted by hand (only the mirror informer sees that: it must be created again).
       await cluster.restartApiserver();
       await deployments.patch(
         "cache",
@@ -187,11 +206,25 @@ e2eTest(
         { namespace: A, type: "strategic" },
       );
       await create(B, deployment("late"));
+      await deployments.delete("web", { namespace: A });
+      const worker = await configMaps.get("worker-mirror", { namespace: B });
+      await configMaps.delete("worker-mirror", { namespace: B });
       await converged(admin, "mirrors after an API server restart", 45_000);
       assert.deepEqual(await mirrorsNow(), [
         `${A}/cache-mirror`,
-        `${A}/web-mirror`,
         `${B}/late-mirror`,
+        `${B}/steady-mirror`,
+        `${B}/worker-mirror`,
+      ]);
+      const recreated = await configMaps.get("worker-mirror", { namespace: B });
+      assert.notEqual(recreated.metadata.uid, worker.metadata.uid, "worker-mirror created again");
+      // A mirror created after the restart is known only to the recovered mirror informer:
+      // deleting its Deployment deletes it.
+      await deployments.delete("late", { namespace: B });
+      await converged(admin, "mirrors after a delete that follows the API server restart");
+      assert.deepEqual(await mirrorsNow(), [
+        `${A}/cache-mirror`,
+        `${B}/steady-mirror`,
         `${B}/worker-mirror`,
       ]);
       assert.equal(proc.child.exitCode, null, "the controller ran on through the restart");

@@ -16,23 +16,39 @@ const script = fileURLToPath(
 );
 const deno = (globalThis as { Deno?: { execPath(): string } }).Deno;
 
+/** How a child process ended: its exit code, or the signal that ended it. */
+export type Exit = { code: number | null; signal: string | null };
+
+/** Options of {@linkcode MirrorControllerProcess}. */
+export interface MirrorControllerProcessOptions {
+  /** Deno's permission flags. Default: `--allow-net --allow-env --allow-read`. Ignored on Node. */
+  denoPermissions?: string[];
+  /** Environment variables besides the test's own. Default: none (`KUBECONFIG` and `MIRROR_NAMESPACES` empty). */
+  env?: Record<string, string>;
+}
+
 /** A running mirror controller. */
 export class MirrorControllerProcess {
   readonly child: ChildProcess;
   /** Every line it wrote (stdout and stderr), in order. */
   readonly lines: string[] = [];
   /** Resolves when it has exited, with its exit code or the signal that ended it. */
-  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  readonly exited: Promise<Exit>;
   #partial = "";
+  #done = false;
 
   /** Starts the example with `args` (for example `["--server", url]`). */
-  constructor(args: string[]) {
+  constructor(args: string[], options: MirrorControllerProcessOptions = {}) {
+    const {
+      denoPermissions = ["--allow-net", "--allow-env", "--allow-read"],
+      env = {},
+    } = options;
     const [cmd, argv] = deno
-      ? [deno.execPath(), ["run", "--allow-net", "--allow-env", "--allow-read", script, ...args]]
+      ? [deno.execPath(), ["run", ...denoPermissions, script, ...args]]
       : [process.execPath, [script, ...args]];
     this.child = spawn(cmd, argv, {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, KUBECONFIG: "", MIRROR_NAMESPACES: "", NO_COLOR: "1" },
+      env: { ...process.env, KUBECONFIG: "", MIRROR_NAMESPACES: "", NO_COLOR: "1", ...env },
     });
     const keep = (d: Uint8Array | string) => {
       const parts = (this.#partial + String(d)).split("\n");
@@ -44,6 +60,7 @@ export class MirrorControllerProcess {
     this.exited = new Promise((resolve) => {
       this.child.on("close", (code, signal) => {
         if (this.#partial) this.lines.push(this.#partial);
+        this.#done = true;
         resolve({ code, signal });
       });
     });
@@ -54,18 +71,21 @@ export class MirrorControllerProcess {
     return this.lines.join("\n");
   }
 
+  /** The lines matching `pattern`. */
+  matching(pattern: RegExp): string[] {
+    return this.lines.filter((l) => pattern.test(l));
+  }
+
   /** Resolves once a line matches `pattern`; rejects after `timeoutMs` or if it exits first. */
   async waitForLine(pattern: RegExp, timeoutMs = 20_000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
-    let exited = false;
-    void this.exited.then(() => (exited = true));
     for (;;) {
       const line = this.lines.find((l) => pattern.test(l));
       if (line !== undefined) return line;
-      if (exited || Date.now() > deadline) {
+      if (this.#done || Date.now() > deadline) {
         throw new Error(
           `mirror controller: no line matching ${pattern} (${
-            exited ? "it exited" : `${timeoutMs} ms`
+            this.#done ? "it exited" : `${timeoutMs} ms`
           }); output:\n${this.output}`,
         );
       }
@@ -73,17 +93,37 @@ export class MirrorControllerProcess {
     }
   }
 
-  /** Sends `signal` and waits for the exit. */
+  /** Sends `signal`, unless it has exited. */
+  kill(signal: "SIGTERM" | "SIGINT" | "SIGKILL"): void {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    // process.kill, not child.kill: after child.kill, Deno's node:child_process reports the
+    // signal sent as the way the child ended, even when it handled it and exited with a code.
+    try {
+      process.kill(this.child.pid!, signal);
+    } catch { /* already gone */ }
+  }
+
+  /**
+   * Sends `signal` and waits for the exit. If it has not exited after
+   * `timeoutMs`, kills it (SIGKILL) and rejects, saying so.
+   */
   async stop(
     signal: "SIGTERM" | "SIGINT" | "SIGKILL" = "SIGTERM",
-  ): Promise<{ code: number | null; signal: string | null }> {
-    if (this.child.exitCode === null && this.child.signalCode === null) {
-      // process.kill, not child.kill: after child.kill, Deno's node:child_process reports the
-      // signal sent as the way the child ended, even when it handled it and exited with a code.
-      try {
-        process.kill(this.child.pid!, signal);
-      } catch { /* already gone */ }
+    { timeoutMs = 10_000 } = {},
+  ): Promise<Exit> {
+    this.kill(signal);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<"late">((r) => (timer = setTimeout(() => r("late"), timeoutMs)));
+    try {
+      const exit = await Promise.race([this.exited, late]);
+      if (exit !== "late") return exit;
+    } finally {
+      clearTimeout(timer);
     }
-    return await this.exited;
+    this.kill("SIGKILL");
+    await this.exited;
+    throw new Error(
+      `mirror controller: still running ${timeoutMs} ms after ${signal}; killed (SIGKILL); output:\n${this.output}`,
+    );
   }
 }
