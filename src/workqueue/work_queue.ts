@@ -100,6 +100,7 @@ export class WorkQueue<K = string> {
   readonly #startedAt = new Map<K, number>();
   readonly #delayed = new Map<K, { at: number; timer: TimerHandle }>();
   readonly #getters: Getter<K>[] = [];
+  #wakeQueued = false;
   #drainWaiters: (() => void)[] = [];
   #shuttingDown = false;
   #disposed = false;
@@ -302,13 +303,29 @@ export class WorkQueue<K = string> {
     this.#shuttingDown = true;
     for (const { timer } of this.#delayed.values()) this.#clock.clearTimeout(timer);
     this.#delayed.clear();
-    // getters wait only while the queue is empty: they all end now
+    // keys queued in this tick go to waiting getters first; the others end now
+    this.#wake();
     for (const g of this.#getters.splice(0)) g.resolve(undefined);
   }
 
   #push(key: K): void {
     this.#queue.push(key);
-    this.#getters.shift()?.resolve(this.#take());
+    // A waiting get() takes the key on a microtask, not inside add(): the
+    // key stays queued until then, so adding it again in the same tick (an
+    // update handler adds the old and the new object's key) is a duplicate,
+    // as in client-go, rather than a second reconcile after this one.
+    if (this.#getters.length > 0 && !this.#wakeQueued) {
+      this.#wakeQueued = true;
+      queueMicrotask(() => this.#wake());
+    }
+  }
+
+  /** Hands queued keys to waiting `get()`s. */
+  #wake(): void {
+    this.#wakeQueued = false;
+    while (this.#getters.length > 0 && this.length > 0) {
+      this.#getters.shift()!.resolve(this.#take());
+    }
   }
 
   #take(): K {

@@ -29,6 +29,25 @@ test("work queue hands out a key added three times once", async () => {
   q.shutdown();
 });
 
+test("work queue: a key added twice in one tick while a worker waits is handed out once", async () => {
+  const q = new WorkQueue();
+  const got = q.get(); // a worker waiting on an empty queue
+  q.add("a"); // an update handler adds the old object's key...
+  q.add("a"); // ...and the new one's, in the same tick
+  assert.equal(await got, "a");
+  q.done("a");
+  assert.equal(q.length, 0, "the second add was a duplicate, not a second reconcile");
+  // A key added after the worker took it is handed out again, after done.
+  const next = q.get();
+  q.add("b");
+  assert.equal(await next, "b");
+  q.add("b");
+  assert.equal(q.length, 0, "in progress: not handed out meanwhile");
+  q.done("b");
+  assert.equal(q.length, 1);
+  q.shutdown();
+});
+
 test("work queue hands out keys in the order they were first added", async () => {
   const q = new WorkQueue();
   for (const k of ["b", "a", "b", "c", "a"]) q.add(k);
