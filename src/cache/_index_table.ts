@@ -109,15 +109,15 @@ export class IndexTable {
   }
 
   #holds(key: string, values: Filed): boolean {
-    for (const value of valuesOf(values)) {
-      const bucket = this.#buckets.get(value);
-      if (
-        bucket === undefined || (typeof bucket === "string" ? bucket !== key : !bucket.has(key))
-      ) {
-        return false;
-      }
-    }
+    if (typeof values === "string") return this.#has(values, key); // (no array per event)
+    for (const value of values) if (!this.#has(value, key)) return false;
     return true;
+  }
+
+  /** Whether `key` is filed under `value`. */
+  #has(value: string, key: string): boolean {
+    const bucket = this.#buckets.get(value);
+    return bucket !== undefined && (typeof bucket === "string" ? bucket === key : bucket.has(key));
   }
 
   /** Removes `key` from every bucket (a stored object was mutated in place). */

@@ -88,6 +88,11 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   readonly #indexers = new Map<string, IndexFunc<T>>();
   #items = new Map<string, T>();
   #tables = new Map<string, IndexTable>();
+  // The same indexes as plain arrays, in order (the hot paths run once per
+  // object listed or event: no Map iterator or entry array per object).
+  readonly #names: string[] = [];
+  readonly #funcs: IndexFunc<T>[] = [];
+  #tableList: IndexTable[] = [];
 
   /**
    * Creates an empty indexer.
@@ -113,12 +118,17 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
 
   update(obj: T): void {
     const key = this.#keyFunc(obj);
-    if (this.#indexers.size > 0) {
-      const values = this.#indexValues(obj, this.#indexers);
+    const n = this.#names.length;
+    if (n === 1) {
+      // one index (the usual namespace index): no values array
+      const value = checkValues(this.#names[0], this.#funcs[0](obj));
+      this.#tableList[0].set(key, this.#filedUnder(this.#items.get(key), obj, 0), value);
+    } else if (n > 1) {
+      // every value first, so that a throwing index function changes nothing
+      const values = this.#funcs.map((f, i) => checkValues(this.#names[i], f(obj)));
       const old = this.#items.get(key);
-      let i = 0;
-      for (const [name, table] of this.#tables) {
-        table.set(key, this.#filedUnder(old, obj, name), values[i++]);
+      for (let i = 0; i < n; i++) {
+        this.#tableList[i].set(key, this.#filedUnder(old, obj, i), values[i]);
       }
     }
     this.#items.set(key, obj);
@@ -129,7 +139,9 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     const old = this.#items.get(key);
     if (old === undefined) return;
     this.#items.delete(key);
-    for (const [name, table] of this.#tables) table.remove(key, this.#filedUnder(old, obj, name));
+    for (let i = 0; i < this.#names.length; i++) {
+      this.#tableList[i].remove(key, this.#filedUnder(old, obj, i));
+    }
   }
 
   list(): T[] {
@@ -149,33 +161,36 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   }
 
   replace(items: T[], _resourceVersion: string): void {
+    // Plain arrays and one loop per object: this runs once per object of
+    // every list, so no iterator, entry or values array per object.
+    const names = this.#names;
+    const funcs = this.#funcs;
+    const tables = names.map(() => new IndexTable());
+    const n = names.length;
     const nextItems = new Map<string, T>();
-    const nextTables = new Map<string, IndexTable>();
-    for (const name of this.#indexers.keys()) nextTables.set(name, new IndexTable());
-    const indexed = this.#indexers.size > 0;
     const errors: unknown[] = [];
+    const values: Filed[] = new Array(n); // reused: each object's values are filed before the next
     for (const obj of items) {
       let key: string;
-      let values: Filed[] | undefined;
       try {
         key = this.#keyFunc(obj);
-        if (indexed) values = this.#indexValues(obj, this.#indexers);
+        for (let i = 0; i < n; i++) values[i] = checkValues(names[i], funcs[i](obj));
       } catch (err) {
         errors.push(err);
         continue;
       }
-      if (values) {
+      if (n > 0) {
         const earlier = nextItems.get(key);
-        let i = 0;
-        for (const [name, table] of nextTables) {
-          if (earlier !== undefined) table.remove(key, this.#filedUnder(earlier, obj, name));
-          table.add(key, values[i++]);
+        for (let i = 0; i < n; i++) {
+          if (earlier !== undefined) tables[i].remove(key, this.#filedUnder(earlier, obj, i));
+          tables[i].add(key, values[i]);
         }
       }
       nextItems.set(key, obj);
     }
     this.#items = nextItems;
-    this.#tables = nextTables;
+    this.#tables = new Map(names.map((name, i) => [name, tables[i]]));
+    this.#tableList = tables;
     throwRejected(errors);
   }
 
@@ -232,6 +247,9 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
       const table = new IndexTable();
       this.#indexers.set(name, added.get(name)!);
       this.#tables.set(name, table);
+      this.#names.push(name);
+      this.#funcs.push(added.get(name)!);
+      this.#tableList.push(table);
       return table;
     });
     for (const { key, values } of computed) {
@@ -246,18 +264,18 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   }
 
   /**
-   * What the stored object `stored` was filed under in index `name`,
+   * What the stored object `stored` was filed under in the `i`th index,
    * recomputed (as client-go does; remembering it cost about 30 bytes per
    * object); nothing when there is none; `undefined` (unknown: the index
    * searches for the key) when its index function now fails on it, or when
    * it is the very object being stored again (`incoming`): then it was
    * mutated in place and says nothing about where it was filed.
    */
-  #filedUnder(stored: T | undefined, incoming: T, name: string): Filed | undefined {
+  #filedUnder(stored: T | undefined, incoming: T, i: number): Filed | undefined {
     if (stored === undefined) return NONE;
     if (stored === incoming) return undefined;
     try {
-      return checkValues(name, this.#indexers.get(name)!(stored));
+      return checkValues(this.#names[i], this.#funcs[i](stored));
     } catch {
       return undefined;
     }

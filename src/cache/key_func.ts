@@ -49,15 +49,21 @@ export function metaNamespaceKeyFunc<T extends KubeObjectLike = KubeObject>(
     const got = obj === null ? "null" : typeof obj;
     throw new KeyError(`cannot compute a key: expected a Kubernetes object, got ${got}`);
   }
-  const kind = typeof obj.kind === "string" && obj.kind !== "" ? obj.kind : "object";
   const meta: unknown = obj.metadata;
   if (typeof meta !== "object" || meta === null) {
-    throw new KeyError(`cannot compute the key of a ${kind}: metadata is missing`);
+    throw new KeyError(`cannot compute the key of a ${kindOf(obj)}: metadata is missing`);
   }
   const { name, namespace } = meta as { name?: unknown; namespace?: unknown };
   if (namespace !== undefined && typeof namespace !== "string") {
-    throw new KeyError(`cannot compute the key of a ${kind}: metadata.namespace is not a string`);
+    throw new KeyError(
+      `cannot compute the key of a ${kindOf(obj)}: metadata.namespace is not a string`,
+    );
   }
+  if (typeof name === "string" && name !== "" && !name.includes("/")) {
+    return namespace ? `${namespace}/${name}` : name;
+  }
+  // (messages are built only for a bad object: this runs once per object listed)
+  const kind = kindOf(obj);
   const where = namespace ? ` in namespace "${namespace}"` : "";
   if (name === undefined || name === "") {
     throw new KeyError(`cannot compute the key of a ${kind}${where}: metadata.name is missing`);
@@ -67,10 +73,7 @@ export function metaNamespaceKeyFunc<T extends KubeObjectLike = KubeObject>(
       `cannot compute the key of a ${kind}${where}: metadata.name is not a string`,
     );
   }
-  if (name.includes("/")) {
-    throw new KeyError(`cannot compute the key of a ${kind}${where}: metadata.name contains "/"`);
-  }
-  return namespace ? `${namespace}/${name}` : name;
+  throw new KeyError(`cannot compute the key of a ${kind}${where}: metadata.name contains "/"`);
 }
 
 /**
@@ -117,4 +120,9 @@ export function splitMetaNamespaceKey(key: string): NamespacedName {
     return { namespace: parts[0], name: parts[1] };
   }
   throw new TypeError(`invalid key ${JSON.stringify(key)}: expected "namespace/name" or "name"`);
+}
+
+/** The object's kind for a message (`"object"` when it has none). */
+function kindOf(obj: { kind?: unknown }): string {
+  return typeof obj.kind === "string" && obj.kind !== "" ? obj.kind : "object";
 }
