@@ -7,6 +7,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
 import { type Store, throwRejected } from "./store.ts";
 import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_table.ts";
+import { heldCopy } from "./_same_version.ts";
 
 /**
  * Computes the values under which an object is indexed: none, one (a
@@ -158,6 +159,10 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
 
   getByKey(key: string): T | undefined {
     return this.#items.get(key);
+  }
+
+  unchanged(listed: T): T | undefined {
+    return heldCopy(this.#items, this.#keyFunc, listed);
   }
 
   replace(items: T[], _resourceVersion: string): void {

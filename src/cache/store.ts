@@ -5,6 +5,7 @@
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
+import { heldCopy } from "./_same_version.ts";
 
 /**
  * A keyed collection of objects: what a reflector writes into. The
@@ -41,6 +42,17 @@ export interface Store<T extends KubeObjectLike = KubeObject> {
    * ignore it (the reflector tracks its own).
    */
   replace(items: T[], resourceVersion: string): void;
+  /**
+   * Optional: the stored object that `listed`, an object just listed, is
+   * an unchanged copy of (same key, `uid` and `resourceVersion`), or
+   * `undefined`; never throws. A reflector calls it for each item as a list
+   * page arrives and hands the stored object to `replace` in the item's
+   * place, so on a relist the listed copies of unchanged objects are
+   * garbage at once instead of being held beside the store until the list
+   * completes. A stored object that was mutated in place (stores hand out
+   * their objects, not copies: treat them as read-only) stays as it is.
+   */
+  unchanged?(listed: T): T | undefined;
   /**
    * Optional: like `replace`, for a state loaded from a checkpoint rather
    * than listed. A reflector restoring a checkpoint calls it when present,
@@ -125,6 +137,10 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject> implements Store
 
   getByKey(key: string): T | undefined {
     return this.#items.get(key);
+  }
+
+  unchanged(listed: T): T | undefined {
+    return heldCopy(this.#items, this.#keyFunc, listed);
   }
 
   replace(items: T[], _resourceVersion: string): void {

@@ -86,6 +86,8 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   readonly #onChange: (change: InformerChange<T>) => void;
   readonly #replayRestoreAsAdds: boolean;
   #listed = false;
+  /** Stored objects handed out by `unchanged` since the last replace: already transformed. */
+  #reused = new WeakSet<T>();
 
   /**
    * Creates an empty store; each option not given takes the default of
@@ -183,9 +185,11 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   /** Items transformed in one array (the indexer keys them; a later duplicate wins). */
   #transformAll(items: T[], errors: unknown[]): T[] {
     const next: T[] = [];
+    const reused = this.#reused;
+    this.#reused = new WeakSet();
     for (const obj of items) {
       try {
-        next.push(this.#transform(obj));
+        next.push(reused.has(obj) ? obj : this.#transform(obj));
       } catch (err) {
         errors.push(err);
         // keep the last known state; an object without a key is reported by the indexer
@@ -245,6 +249,18 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   getByKey(key: string): T | undefined {
     return this.#indexer.getByKey(key);
+  }
+
+  /**
+   * The cached object that `listed` is an unchanged copy of (same key,
+   * `uid` and `resourceVersion`), or `undefined`: see `Store.unchanged`.
+   * The cached object is already transformed, so the next `replace` keeps it
+   * as it is instead of transforming it again.
+   */
+  unchanged(listed: T): T | undefined {
+    const held = this.#indexer.unchanged(listed);
+    if (held !== undefined) this.#reused.add(held);
+    return held;
   }
 
   index(indexName: string, obj: T): T[] {

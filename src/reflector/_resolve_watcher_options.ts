@@ -11,7 +11,13 @@ export type ResolvedWatcherOptions =
   & Required<
     Omit<
       WatcherOptions,
-      "signal" | "expectedKind" | "idleTimeoutMs" | "backoff" | "reconnectBackoff" | "observer"
+      | "signal"
+      | "expectedKind"
+      | "idleTimeoutMs"
+      | "backoff"
+      | "reconnectBackoff"
+      | "observer"
+      | "reuseListed"
     >
   >
   & {
@@ -21,6 +27,7 @@ export type ResolvedWatcherOptions =
     backoff: Backoff;
     reconnectBackoff: Backoff;
     observer: WatcherObserver;
+    reuseListed?: WatcherOptions["reuseListed"];
   };
 
 function duration(name: string, value: number | undefined, fallback: number, min = 0): number {
@@ -51,6 +58,9 @@ export function resolveWatcherOptions(
     (typeof options.expectedKind !== "string" || !options.expectedKind)
   ) {
     throw new TypeError("expectedKind must be a non-empty string");
+  }
+  if (options.reuseListed !== undefined && typeof options.reuseListed !== "function") {
+    throw new TypeError("reuseListed must be a function");
   }
   const D = WATCHER_DEFAULTS;
   const pageSize = options.pageSize ?? D.pageSize;
@@ -105,6 +115,7 @@ export function resolveWatcherOptions(
     reconnectBackoff: backoffOf(options.reconnectBackoff, D.reconnectBackoff, "reconnectBackoff"),
     useStreamingList: options.useStreamingList ?? D.useStreamingList,
     streamingListAttempts: attempts,
+    reuseListed: options.reuseListed,
     onError: options.onError ??
       ((err: unknown, phase: ErrorPhase) =>
         console.warn(`[${name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`)),

@@ -1,12 +1,12 @@
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { isExpired } from "../api/predicates.ts";
 import type { KubeList, KubeObject, KubeObjectLike } from "../api/types.ts";
-import type { ListerWatcher } from "../transport/lister_watcher.ts";
+import type { ListerWatcher, ListOptions } from "../transport/lister_watcher.ts";
 
 /**
  * Options of {@linkcode listAllPages}.
  */
-export interface ListPagerOptions {
+export interface ListPagerOptions<T extends KubeObjectLike = KubeObject> {
   /** The list's `resourceVersion` (`"0"`, `""` or a version). Default: `""`. */
   resourceVersion?: string;
   /** Items per page; `0` asks for one unpaginated list. Default: `500`. */
@@ -15,6 +15,8 @@ export interface ListPagerOptions {
   signal?: AbortSignal;
   /** Called after each page with its item count (for metrics and progress). Default: none. */
   onPage?: (items: number) => void;
+  /** Handed to every `lw.list` call as `ListOptions.reuse`. Default: none. */
+  reuse?: (item: T) => T | undefined;
 }
 
 /**
@@ -65,9 +67,9 @@ export interface ListResult<T extends KubeObjectLike = KubeObject> {
  */
 export async function listAllPages<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
-  options: ListPagerOptions = {},
+  options: ListPagerOptions<T> = {},
 ): Promise<ListResult<T>> {
-  const { resourceVersion = "", pageSize = 500, signal, onPage } = options;
+  const { resourceVersion = "", pageSize = 500, signal, onPage, reuse } = options;
   if (!Number.isInteger(pageSize) || pageSize < 0) {
     throw new RangeError(`listAllPages: pageSize must be an integer >= 0, got ${pageSize}`);
   }
@@ -85,11 +87,12 @@ export async function listAllPages<T extends KubeObjectLike = KubeObject>(
         limit: pageSize || undefined,
         continue: token,
         signal,
+        reuse: reuse as ListOptions["reuse"],
       });
     } catch (err) {
       if (token === undefined || !isExpired(err)) throw err;
       items = [];
-      page = await lw.list({ resourceVersion, signal });
+      page = await lw.list({ resourceVersion, signal, reuse: reuse as ListOptions["reuse"] });
       token = undefined;
       seen.clear();
       first = page;

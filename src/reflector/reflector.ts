@@ -196,8 +196,13 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.name = name;
     this.#lw = lw;
     this.#store = store;
+    // A relist hands the store's own copy of each unchanged object on (see Store.unchanged).
+    const reuseListed = rest.reuseListed ??
+      (typeof store.unchanged === "function"
+        ? (listed: KubeObjectLike) => store.unchanged!(listed as T)
+        : undefined);
     const resolved = resolveWatcherOptions(
-      { ...rest, observer: this.#statusObserver(rest.observer) },
+      { ...rest, reuseListed, observer: this.#statusObserver(rest.observer) },
       name,
     );
     const onError = resolved.onError;

@@ -391,7 +391,7 @@ async function* performWatch<T extends KubeObjectLike>(
             // MODIFIED replaces, a DELETED removes what the initial events added.
             const key = objectKey(ev.object);
             if (ev.type === "DELETED") pending.delete(key);
-            else pending.set(key, ev.object);
+            else pending.set(key, (o.reuseListed?.(ev.object) as T | undefined) ?? ev.object);
             rv = evRv;
           } else {
             rv = evRv;
@@ -628,6 +628,7 @@ async function listWithDeadline<T extends KubeObjectLike>(
     resourceVersion,
     pageSize: exactVersion ? 0 : o.pageSize,
     signal: o.signal,
+    reuse: o.reuseListed as ((item: T) => T | undefined) | undefined,
   });
 }
 

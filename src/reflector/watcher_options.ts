@@ -1,3 +1,4 @@
+import type { KubeObjectLike } from "../api/types.ts";
 import type { Backoff, BackoffOptions } from "./backoff.ts";
 import type { Clock } from "./clock.ts";
 
@@ -168,6 +169,22 @@ export interface WatcherOptions {
    * tries streaming again. Default: `3`.
    */
   streamingListAttempts?: number;
+  /**
+   * Given an object just listed, returns the copy the consumer already
+   * holds of that same version of it (same key, `uid` and
+   * `resourceVersion`: the same state of the same object) to hand on in its
+   * place, or `undefined`. It is called for each item as its page arrives
+   * (and for each initial event of a streaming list), so on a relist the
+   * listed copies of unchanged objects become garbage page by page instead
+   * of being held until the last page, beside the consumer's own: a relist
+   * of mostly unchanged objects then needs little more memory than the
+   * consumer's copy. A `Reflector` without this option passes its store's
+   * `unchanged` method when the store has one (every store of this library
+   * has; `() => undefined` turns reuse off). A throw fails
+   * the list (reported, then retried). Default: none (every listed object
+   * is handed on).
+   */
+  reuseListed?: (listed: KubeObjectLike) => KubeObjectLike | undefined;
   /** Receives handled errors. Default: `console.warn` of the error's message. */
   onError?: ErrorHandler;
   /** Receives observations for metrics. Default: none. */

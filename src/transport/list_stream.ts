@@ -13,6 +13,12 @@ export interface DecodeListStreamOptions {
    * garbage, as in `WatchStreamOptions.maxEventLength`. Default: `33_554_432` (32 Mi).
    */
   maxItemLength?: number;
+  /**
+   * Called with each item as soon as it is parsed, whatever it is: a value
+   * returned takes the item's place, `undefined` keeps the item (see
+   * `ListOptions.reuse`). A throw rejects the call. Default: none.
+   */
+  reuse?: (item: unknown) => unknown;
 }
 
 /**
@@ -122,8 +128,11 @@ class ListScanner {
   /** Start of the current item (negative when it began in an earlier chunk). */
   #itemStart = 0;
 
-  constructor(maxItemLength: number) {
+  readonly #reuse: ((item: unknown) => unknown) | undefined;
+
+  constructor(maxItemLength: number, reuse?: (item: unknown) => unknown) {
     this.#max = maxItemLength;
+    this.#reuse = reuse;
   }
 
   #fail(problem: ListDecodeProblem, at: number): never {
@@ -253,6 +262,7 @@ class ListScanner {
     }
     const parsed = this.#parse(`[${text}]`, at) as unknown[];
     if (parsed.length === 0) this.#fail("syntax", at); // `[ , 1]`
+    if (this.#reuse) reuseItems(parsed, this.#reuse);
     if (this.#items.length === 0) {
       this.#items = parsed;
       this.#set("items", parsed);
@@ -445,14 +455,14 @@ export async function decodeListStream<T extends KubeObjectLike = KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: DecodeListStreamOptions = {},
 ): Promise<KubeList<T>> {
-  const { signal, maxItemLength = 33_554_432 } = options;
+  const { signal, maxItemLength = 33_554_432, reuse } = options;
   // A body that stays small (a page of a paginated list) is parsed whole by
   // one native JSON.parse, faster than scanning it; it cannot hold an item
   // over the limit. A larger one is scanned item by item as it arrives.
   const whole = Math.min(WHOLE_BODY_CHARS, maxItemLength);
   let buffered: string[] | undefined = [];
   let bufferedLength = 0;
-  const scanner = new ListScanner(maxItemLength);
+  const scanner = new ListScanner(maxItemLength, reuse);
   const scanBuffered = () => {
     const texts = buffered!;
     buffered = undefined;
@@ -480,7 +490,10 @@ export async function decodeListStream<T extends KubeObjectLike = KubeObject>(
   }
   if (buffered !== undefined) {
     const list = parsedList(buffered.join(""));
-    if (list) return list as unknown as KubeList<T>;
+    if (list) {
+      if (reuse) reuseItems(list.items as unknown[], reuse);
+      return list as unknown as KubeList<T>;
+    }
     scanBuffered(); // not a list: the scanner finds the same problem and says where
   }
   return scanner.end() as unknown as KubeList<T>;
@@ -511,4 +524,12 @@ function parsedList(text: string): Record<string, unknown> | undefined {
   if (list.items === undefined || list.items === null) list.items = [];
   else if (!Array.isArray(list.items)) return undefined;
   return list;
+}
+
+/** Puts in place of each item what `reuse` returns for it, if anything. */
+function reuseItems(items: unknown[], reuse: (item: unknown) => unknown): void {
+  for (let i = 0; i < items.length; i++) {
+    const held = reuse(items[i]);
+    if (held !== undefined) items[i] = held;
+  }
 }

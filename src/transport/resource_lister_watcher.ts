@@ -192,6 +192,7 @@ export function resourceListerWatcher<T extends KubeObjectLike = KubeObject>(
         list = await decodeListStream<T>(res.body, {
           signal: opts.signal,
           maxItemLength: maxEventLength,
+          reuse: opts.reuse as ((item: unknown) => unknown) | undefined,
         });
       } catch (err) {
         if (err instanceof ListDecodeError) {

@@ -1,0 +1,320 @@
+// A relist hands on the store's own copy of each unchanged object (same key,
+// uid and resourceVersion) as each item is decoded: the decoder, the pager,
+// the watcher (LIST and streaming list), the Reflector and the Informer.
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import {
+  configMap,
+  eventually,
+  FAST,
+  requestsOf,
+  storeEqualsServer,
+  withReflector,
+} from "../_harness.ts";
+import type { KubeList, KubeObject, KubeObjectLike } from "../../src/api/types.ts";
+import { Indexer } from "../../src/cache/indexer.ts";
+import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
+import { Informer } from "../../src/informer/informer.ts";
+import { listAllPages } from "../../src/reflector/list_pager.ts";
+import { Reflector } from "../../src/reflector/reflector.ts";
+import { watcher } from "../../src/reflector/watcher.ts";
+import { KubeClient } from "../../src/transport/kube_client.ts";
+import type { ListerWatcher } from "../../src/transport/lister_watcher.ts";
+import { decodeListStream } from "../../src/transport/list_stream.ts";
+import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
+import { FakeApiServer } from "../../testkit.ts";
+
+const enc = new TextEncoder();
+const nameOf = (item: unknown) => (item as KubeObject).metadata.name;
+
+/** A body whose chunks the test enqueues itself. */
+function controlledBody() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const body = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c) });
+  return { body, controller };
+}
+
+test("decodeListStream puts what reuse returns in each item's place, whatever the body's size", async () => {
+  for (const filler of [10, 3000]) { // 2,000 items: a small body parsed whole, and 6 MB scanned
+    const items = Array.from({ length: 2000 }, (_, i) => ({
+      metadata: { name: `cm-${i}` },
+      data: { x: "y".repeat(filler) },
+    }));
+    const held = new Map(items.map((item, i) => [item.metadata.name, { held: i }]));
+    const seen: unknown[] = [];
+    const bytes = enc.encode(JSON.stringify({ kind: "List", metadata: {}, items: [...items, 5] }));
+    const chunks = controlledBody();
+    for (let at = 0; at < bytes.length; at += 65536) {
+      chunks.controller.enqueue(bytes.slice(at, at + 65536));
+    }
+    chunks.controller.close();
+    const list = await decodeListStream(chunks.body, {
+      reuse: (item) => {
+        seen.push(item);
+        const name = (item as { metadata?: { name?: string } }).metadata?.name;
+        return name !== undefined && Number(name.slice(3)) % 2 === 0 ? held.get(name) : undefined;
+      },
+    });
+    assert.equal(seen.length, 2001, `every item, once (${filler})`);
+    assert.equal(seen[2000], 5, "items are passed whatever they are");
+    assert.equal(list.items.length, 2001);
+    for (let i = 0; i < 2000; i++) {
+      if (i % 2 === 0) assert.equal(list.items[i], held.get(`cm-${i}`), `item ${i} reused`);
+      else assert.deepEqual(list.items[i], items[i], `item ${i} kept`);
+    }
+    assert.equal(list.items[2000], 5);
+  }
+});
+
+test("decodeListStream calls reuse on a large body's items as they arrive, not once the body has ended", async () => {
+  const item = (i: number) =>
+    JSON.stringify({ metadata: { name: `cm-${i}` }, data: { x: "y".repeat(3000) } });
+  const head = `{"kind":"List","metadata":{},"items":[`;
+  const first = Array.from({ length: 2000 }, (_, i) => item(i)).join(","); // 6 MB: past whole-body parsing
+  const chunks = controlledBody();
+  let calls = 0;
+  const decoded = decodeListStream(chunks.body, {
+    reuse: () => {
+      calls++;
+      return undefined;
+    },
+  });
+  chunks.controller.enqueue(enc.encode(head + first + ","));
+  await eventually(() => calls >= 1900, "items reused before the body's end", 3000);
+  chunks.controller.enqueue(enc.encode(item(2000) + "]}"));
+  chunks.controller.close();
+  const list = await decoded;
+  assert.equal(list.items.length, 2001);
+  assert.equal(calls, 2001);
+});
+
+test("decodeListStream rejects with what reuse throws and cancels the body", async () => {
+  const bytes = enc.encode(JSON.stringify({ metadata: {}, items: [{ metadata: { name: "a" } }] }));
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    pull: (c) => c.enqueue(bytes),
+    cancel: () => void (cancelled = true),
+  });
+  const boom = new Error("boom");
+  await assert.rejects(
+    decodeListStream(body, {
+      reuse: () => {
+        throw boom;
+      },
+    }),
+    (e) => e === boom,
+  );
+  assert.ok(cancelled, "the body is cancelled");
+});
+
+test("listAllPages hands reuse to every page's list call, including a list redone after an expired continue token", async () => {
+  const server = await FakeApiServer.start({ paginateResourceVersionZero: true });
+  try {
+    for (let i = 0; i < 23; i++) server.create(configMap(`cm-${String(i).padStart(2, "0")}`));
+    const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+      apiVersion: "v1",
+      resource: "configmaps",
+    });
+    const held = new Map<string, KubeObject>();
+    const reuse = (item: KubeObject) => {
+      let copy = held.get(item.metadata.name!);
+      if (!copy) held.set(item.metadata.name!, copy = { ...item });
+      return copy;
+    };
+    const result = await listAllPages(lw, { resourceVersion: "0", pageSize: 10, reuse });
+    assert.equal(result.items.length, 23);
+    for (const item of result.items) assert.equal(item, held.get(item.metadata.name!));
+    let pages = 0;
+    const again = await listAllPages(lw, {
+      resourceVersion: "0",
+      pageSize: 10,
+      reuse,
+      onPage: () => {
+        if (++pages === 1) server.expireContinueTokens();
+      },
+    });
+    assert.equal(pages, 2, "one page, then the expired continue token, then one full list");
+    assert.equal(requestsOf(server, "list").at(-1)!.query.get("limit"), null);
+    assert.equal(again.items.length, 23);
+    for (const item of again.items) assert.equal(item, held.get(item.metadata.name!));
+  } finally {
+    await server.close();
+  }
+});
+
+/** Every stored object, by key. */
+function snapshot(store: Indexer<KubeObject>): Map<string, KubeObject> {
+  return new Map(store.listKeys().map((k) => [k, store.getByKey(k)!]));
+}
+
+/** Forces a relist (a 410 on the running watch) and changes cm-1 before the relist lists. */
+async function relistWithChange(server: FakeApiServer): Promise<void> {
+  const lists = requestsOf(server, "list").length +
+    requestsOf(server, "watch").filter((r) => r.query.get("sendInitialEvents") === "true").length;
+  server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+  server.endWatches();
+  server.update(configMap("cm-1", "fx", { changed: "during the relist" }));
+  await eventually(
+    () =>
+      requestsOf(server, "list").length +
+          requestsOf(server, "watch").filter((r) => r.query.get("sendInitialEvents") === "true")
+            .length > lists,
+    "a relist",
+  );
+}
+
+for (const streaming of [false, true]) {
+  const how = streaming ? "a streaming list" : "a LIST";
+  test(`Reflector: a relist by ${how} keeps the stored object of every unchanged object and takes the new copy of a changed one`, async () => {
+    await withReflector(
+      {
+        seed: 30,
+        server: { streamingList: streaming },
+        reflector: { useStreamingList: streaming },
+      },
+      async ({ server, store, reflector }) => {
+        await reflector.synced;
+        await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+        const before = snapshot(store);
+        await relistWithChange(server);
+        await eventually(
+          () => (store.getByKey("fx/cm-1")?.data as { changed?: string })?.changed !== undefined,
+          "the change",
+        );
+        await eventually(() => storeEqualsServer(store, server), "store = server");
+        for (const [key, obj] of before) {
+          if (key === "fx/cm-1") assert.notEqual(store.getByKey(key), obj, "changed: the new copy");
+          else assert.equal(store.getByKey(key), obj, `${key}: the stored object`);
+        }
+      },
+    );
+  });
+}
+
+test("Reflector: reuseListed () => undefined turns reuse off (every object is the listed copy); a non-function is a TypeError", async () => {
+  await withReflector(
+    { seed: 10, reflector: { reuseListed: () => undefined } },
+    async ({ server, store, reflector }) => {
+      await reflector.synced;
+      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      const before = snapshot(store);
+      await relistWithChange(server);
+      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await eventually(() => [...before].every(([k, o]) => store.getByKey(k) !== o), "all new");
+      for (const [key, obj] of before) {
+        if (key !== "fx/cm-1") assert.deepEqual(store.getByKey(key), obj);
+      }
+    },
+  );
+  const lw: ListerWatcher = { list: () => Promise.reject(new Error()), watch: () => ({}) as never };
+  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+  assert.throws(
+    () => new Reflector(lw, store, { reuseListed: 5 as never }),
+    (e) => e instanceof TypeError && /reuseListed must be a function/.test(e.message),
+  );
+  await assert.rejects(
+    watcher(lw, { reuseListed: "x" as never }).next(),
+    (e) => e instanceof TypeError && /reuseListed/.test(e.message),
+  );
+});
+
+test("Reflector: a store without unchanged still relists (every object the listed copy)", async () => {
+  const server = await FakeApiServer.start();
+  const abort = new AbortController();
+  try {
+    for (let i = 0; i < 5; i++) server.create(configMap(`cm-${i}`));
+    const inner = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+    // only the Store methods, no unchanged
+    const store = {
+      add: (o: KubeObject) => inner.add(o),
+      update: (o: KubeObject) => inner.update(o),
+      delete: (o: KubeObject) => inner.delete(o),
+      list: () => inner.list(),
+      listKeys: () => inner.listKeys(),
+      get: (o: KubeObject) => inner.get(o),
+      getByKey: (k: string) => inner.getByKey(k),
+      replace: (items: KubeObject[], rv: string) => inner.replace(items, rv),
+      resync: () => {},
+    };
+    const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
+      apiVersion: "v1",
+      resource: "configmaps",
+    });
+    const reflector = new Reflector(lw, store, {
+      ...FAST,
+      onError: () => {},
+    });
+    const done = reflector.run({ signal: abort.signal });
+    await reflector.synced;
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    const before = snapshot(inner);
+    server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+    server.endWatches();
+    await eventually(() => requestsOf(server, "list").length === 2, "a relist");
+    await eventually(() => [...before].every(([k, o]) => inner.getByKey(k) !== o), "all new");
+    abort.abort();
+    await done;
+  } finally {
+    abort.abort();
+    await server.close();
+  }
+});
+
+test("Informer: a relist neither transforms nor announces an unchanged object again; a changed one is transformed and announced", async () => {
+  const server = await FakeApiServer.start();
+  const abort = new AbortController();
+  try {
+    for (let i = 0; i < 5; i++) server.create(configMap(`cm-${i}`));
+    const lw = resourceListerWatcher<KubeObject>(new KubeClient({ server: server.url }), {
+      apiVersion: "v1",
+      resource: "configmaps",
+    });
+    const transformed: string[] = [];
+    const informer = new Informer(lw, {
+      ...FAST,
+      onError: () => {},
+      transform: (obj) => {
+        transformed.push(obj.metadata.name!);
+        return { ...obj, metadata: { ...obj.metadata, labels: { wrapped: "once" } } };
+      },
+    });
+    const updates: string[] = [];
+    informer.addEventHandler({ onUpdate: (_old, obj) => void updates.push(obj.metadata.name!) });
+    const done = informer.run({ signal: abort.signal });
+    await informer.waitForSync();
+    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    assert.equal(transformed.length, 5);
+    transformed.length = 0;
+    const before = informer.indexer.list();
+    server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+    server.endWatches();
+    server.update(configMap("cm-1", "fx", { changed: "yes" }));
+    await eventually(() => updates.includes("cm-1"), "cm-1's update announced");
+    assert.deepEqual(transformed, ["cm-1"], "only the changed object is transformed");
+    assert.deepEqual(updates, ["cm-1"], "no update for the unchanged");
+    for (const obj of before) {
+      if (obj.metadata.name !== "cm-1") {
+        assert.equal(informer.indexer.getByKey(`fx/${obj.metadata.name}`), obj);
+      }
+    }
+    abort.abort();
+    await done;
+  } finally {
+    abort.abort();
+    await server.close();
+  }
+});
+
+// Items typed as the lister-watcher's: a custom ListerWatcher may ignore reuse.
+test("a custom lister-watcher that ignores ListOptions.reuse still lists", async () => {
+  const items: KubeObjectLike[] = [{ metadata: { name: "a", uid: "u", resourceVersion: "1" } }];
+  const lw: ListerWatcher = {
+    list: () =>
+      Promise.resolve({ metadata: { resourceVersion: "1" }, items } as unknown as KubeList),
+    watch: () => ({}) as never,
+  };
+  const result = await listAllPages(lw, {
+    reuse: () => ({ metadata: { name: "other" } }) as never,
+  });
+  assert.deepEqual(result.items.map(nameOf), ["a"]);
+});
