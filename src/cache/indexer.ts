@@ -7,7 +7,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
 import { type Store, throwRejected } from "./store.ts";
 import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_table.ts";
-import { heldCopy } from "./_same_version.ts";
+import { heldCopy } from "./_held_copy.ts";
 
 /**
  * Computes the values under which an object is indexed: none, one (a

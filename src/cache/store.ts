@@ -5,7 +5,7 @@
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "./key_func.ts";
-import { heldCopy } from "./_same_version.ts";
+import { heldCopy } from "./_held_copy.ts";
 
 /**
  * A keyed collection of objects: what a reflector writes into. The
@@ -43,14 +43,21 @@ export interface Store<T extends KubeObjectLike = KubeObject> {
    */
   replace(items: T[], resourceVersion: string): void;
   /**
-   * Optional: the stored object that `listed`, an object just listed, is
-   * an unchanged copy of (same key, `uid` and `resourceVersion`), or
-   * `undefined`; never throws. A reflector calls it for each item as a list
-   * page arrives and hands the stored object to `replace` in the item's
-   * place, so on a relist the listed copies of unchanged objects are
-   * garbage at once instead of being held beside the store until the list
-   * completes. A stored object that was mutated in place (stores hand out
-   * their objects, not copies: treat them as read-only) stays as it is.
+   * Optional: the stored object when `listed`, an object just listed, is an
+   * unchanged copy of it (same key, `uid`, `resourceVersion` and content;
+   * a `kind` or `apiVersion` that `listed` lacks is not compared, as list
+   * items carry none), else `undefined`; never throws. A reflector calls it
+   * for each item as a list page (or a streaming list's initial event) is
+   * decoded and hands what it returns to `replace` in the item's place, so
+   * on a relist the listed copies of unchanged objects are garbage at once
+   * instead of being held beside the store until the list completes. The
+   * content is compared, not only the version: the API server can serve a
+   * changed object at the same version (a default added to a CRD's schema,
+   * a changed conversion webhook, an etcd restored without bumping its
+   * revisions), and a relist must still bring that in. A store that
+   * transforms objects may return the listed object in its stored form
+   * instead (see `InformerStore.unchanged`). A subclass that overrides
+   * `replace` or `update` to change objects should override this too.
    */
   unchanged?(listed: T): T | undefined;
   /**

@@ -145,6 +145,8 @@ export class Informer<T extends KubeObjectLike = KubeObject> {
   readonly #provider: MetricsProvider;
   /** Each listener, with the close callback of a `changes()` iterator. */
   readonly #listeners = new Map<Listener<T>, (() => void) | undefined>();
+  /** The listeners as an array, made again after a change (one loop per change, no iterator). */
+  #listenerArray: Listener<T>[] | undefined;
   #metrics: ReflectorMetrics | undefined;
   #seq = 0;
   #started = false;
@@ -325,6 +327,7 @@ export class Informer<T extends KubeObjectLike = KubeObject> {
       this.#stopped = true;
       const listeners = [...this.#listeners];
       this.#listeners.clear();
+      this.#listenerArray = undefined;
       const settled = listeners.map(([l]) => l.stop());
       for (const [, close] of listeners) close?.(); // releases iterators' waiting handler calls
       await Promise.all(settled);
@@ -353,13 +356,17 @@ export class Informer<T extends KubeObjectLike = KubeObject> {
       handlerDone: (durationMs, failed) =>
         this.#observe((m) => m.handlerDone?.({ durationMs, failed })),
       overflow: () => this.#observe((m) => m.handlerQueueOverflow?.()),
-      detach: (l) => this.#listeners.delete(l as unknown as Listener<T>),
+      detach: (l) => {
+        this.#listeners.delete(l as unknown as Listener<T>);
+        this.#listenerArray = undefined;
+      },
     });
     if (this.#stopped) {
       listener.stop();
       return listener;
     }
     this.#listeners.set(listener, onClose);
+    this.#listenerArray = undefined;
     if (this.#store.hasSynced()) {
       for (const key of this.#store.listKeys()) {
         const object = this.#store.getByKey(key)!;
@@ -393,7 +400,8 @@ export class Informer<T extends KubeObjectLike = KubeObject> {
       : change.type === "update"
       ? { type: "update", key: change.key, oldObject: change.oldObject, object: change.object, seq }
       : { type: "delete", key: change.key, object: change.object, seq };
-    for (const l of this.#listeners.keys()) l.enqueue(n);
+    const listeners = this.#listenerArray ??= [...this.#listeners.keys()];
+    for (let i = 0; i < listeners.length; i++) listeners[i].enqueue(n);
   }
 
   #report(err: unknown, phase: ErrorPhase): void {

@@ -10,6 +10,7 @@ import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts";
 import type { InformerChange } from "./informer_change.ts";
 import type { TransformFunc } from "./transform.ts";
+import { sameContent, sameVersion } from "../cache/_held_copy.ts";
 
 /**
  * Options of {@linkcode InformerStore}.
@@ -86,8 +87,10 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   readonly #onChange: (change: InformerChange<T>) => void;
   readonly #replayRestoreAsAdds: boolean;
   #listed = false;
-  /** Stored objects handed out by `unchanged` since the last replace: already transformed. */
-  #reused = new WeakSet<T>();
+  /** A transform was given (the default keeps objects as they are). */
+  readonly #transforms: boolean;
+  /** Objects `unchanged` handed out since the last replace, already in their stored form. */
+  #ready = new WeakSet<T>();
 
   /**
    * Creates an empty store; each option not given takes the default of
@@ -113,6 +116,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
     this.#indexer = new Indexer(keyFunc, indexers);
     this.#keyFunc = keyFunc;
     this.#transform = transform;
+    this.#transforms = options.transform !== undefined;
     this.#onChange = onChange;
   }
 
@@ -185,11 +189,14 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   /** Items transformed in one array (the indexer keys them; a later duplicate wins). */
   #transformAll(items: T[], errors: unknown[]): T[] {
     const next: T[] = [];
-    const reused = this.#reused;
-    this.#reused = new WeakSet();
+    const ready = this.#ready;
+    this.#ready = new WeakSet();
+    const stored = this.#indexer.size > 0;
     for (const obj of items) {
       try {
-        next.push(reused.has(obj) ? obj : this.#transform(obj));
+        // an object already in its stored form is not transformed again
+        const done = ready.has(obj) || (stored && this.#isStored(obj));
+        next.push(done ? obj : this.#transform(obj));
       } catch (err) {
         errors.push(err);
         // keep the last known state; an object without a key is reported by the indexer
@@ -252,15 +259,44 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   }
 
   /**
-   * The cached object that `listed` is an unchanged copy of (same key,
-   * `uid` and `resourceVersion`), or `undefined`: see `Store.unchanged`.
-   * The cached object is already transformed, so the next `replace` keeps it
+   * The cached object when `listed` is an unchanged copy of it (same key,
+   * `uid`, `resourceVersion` and content), or `undefined`: see
+   * `Store.unchanged`. With a transform, a listed object of the cached
+   * version is transformed here, to compare its transformed form with the
+   * cache's; if that differs, the transformed form is returned (the
+   * transform may work in place, so the listed object is no longer fresh
+   * from the wire). Either way the next `replace` keeps what this returned
    * as it is instead of transforming it again.
    */
   unchanged(listed: T): T | undefined {
-    const held = this.#indexer.unchanged(listed);
-    if (held !== undefined) this.#reused.add(held);
-    return held;
+    if (this.#indexer.size === 0) return undefined;
+    let held: T | undefined;
+    try {
+      held = this.#indexer.getByKey(this.#keyFunc(listed));
+    } catch {
+      return undefined; // no key: replace reports it
+    }
+    if (held === undefined || !sameVersion(held, listed)) return undefined;
+    let next = listed;
+    if (this.#transforms) {
+      try {
+        next = this.#transform(listed);
+      } catch {
+        return undefined; // replace transforms it again and reports the failure
+      }
+    }
+    const result = sameContent(held, next) ? held : this.#transforms ? next : undefined;
+    if (result !== undefined) this.#ready.add(result);
+    return result;
+  }
+
+  /** Whether `obj` itself is the cached object under its key. */
+  #isStored(obj: T): boolean {
+    try {
+      return this.#indexer.getByKey(this.#keyFunc(obj)) === obj;
+    } catch {
+      return false;
+    }
   }
 
   index(indexName: string, obj: T): T[] {

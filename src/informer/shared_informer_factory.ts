@@ -40,7 +40,10 @@ export interface SharedInformerFactoryOptions {
    */
   listerWatcher?: (resource: InformerResource) => ListerWatcher;
   /** Options of every informer (each `informerFor` call may add its own). Default: `{}`. */
-  defaults?: Omit<InformerOptions<KubeObject>, "name" | "transform" | "keyFunc" | "indexers">;
+  defaults?: Omit<
+    InformerOptions<KubeObject>,
+    "name" | "transform" | "keyFunc" | "indexers" | "reuseListed"
+  >;
   /**
    * The factory's logger, and every informer's unless `defaults.logger` or
    * its own options say otherwise (see {@linkcode Logger}). Handled errors

@@ -6,7 +6,7 @@ import type { ListerWatcher, ListOptions } from "../transport/lister_watcher.ts"
 /**
  * Options of {@linkcode listAllPages}.
  */
-export interface ListPagerOptions<T extends KubeObjectLike = KubeObject> {
+export interface ListPagerOptions {
   /** The list's `resourceVersion` (`"0"`, `""` or a version). Default: `""`. */
   resourceVersion?: string;
   /** Items per page; `0` asks for one unpaginated list. Default: `500`. */
@@ -16,7 +16,7 @@ export interface ListPagerOptions<T extends KubeObjectLike = KubeObject> {
   /** Called after each page with its item count (for metrics and progress). Default: none. */
   onPage?: (items: number) => void;
   /** Handed to every `lw.list` call as `ListOptions.reuse`. Default: none. */
-  reuse?: (item: T) => T | undefined;
+  reuse?: ListOptions["reuse"];
 }
 
 /**
@@ -67,7 +67,7 @@ export interface ListResult<T extends KubeObjectLike = KubeObject> {
  */
 export async function listAllPages<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
-  options: ListPagerOptions<T> = {},
+  options: ListPagerOptions = {},
 ): Promise<ListResult<T>> {
   const { resourceVersion = "", pageSize = 500, signal, onPage, reuse } = options;
   if (!Number.isInteger(pageSize) || pageSize < 0) {
@@ -87,12 +87,12 @@ export async function listAllPages<T extends KubeObjectLike = KubeObject>(
         limit: pageSize || undefined,
         continue: token,
         signal,
-        reuse: reuse as ListOptions["reuse"],
+        reuse,
       });
     } catch (err) {
       if (token === undefined || !isExpired(err)) throw err;
       items = [];
-      page = await lw.list({ resourceVersion, signal, reuse: reuse as ListOptions["reuse"] });
+      page = await lw.list({ resourceVersion, signal, reuse });
       token = undefined;
       seen.clear();
       first = page;

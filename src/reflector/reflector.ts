@@ -197,10 +197,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#lw = lw;
     this.#store = store;
     // A relist hands the store's own copy of each unchanged object on (see Store.unchanged).
-    const reuseListed = rest.reuseListed ??
-      (typeof store.unchanged === "function"
+    const reuseListed = rest.reuseListed !== undefined ? rest.reuseListed : (
+      typeof store.unchanged === "function"
         ? (listed: KubeObjectLike) => store.unchanged!(listed as T)
-        : undefined);
+        : undefined
+    );
     const resolved = resolveWatcherOptions(
       { ...rest, reuseListed, observer: this.#statusObserver(rest.observer) },
       name,

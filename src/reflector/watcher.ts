@@ -628,7 +628,7 @@ async function listWithDeadline<T extends KubeObjectLike>(
     resourceVersion,
     pageSize: exactVersion ? 0 : o.pageSize,
     signal: o.signal,
-    reuse: o.reuseListed as ((item: T) => T | undefined) | undefined,
+    reuse: o.reuseListed,
   });
 }
 

@@ -171,18 +171,17 @@ export interface WatcherOptions {
   streamingListAttempts?: number;
   /**
    * Given an object just listed, returns the copy the consumer already
-   * holds of that same version of it (same key, `uid` and
-   * `resourceVersion`: the same state of the same object) to hand on in its
-   * place, or `undefined`. It is called for each item as its page arrives
-   * (and for each initial event of a streaming list), so on a relist the
-   * listed copies of unchanged objects become garbage page by page instead
-   * of being held until the last page, beside the consumer's own: a relist
-   * of mostly unchanged objects then needs little more memory than the
-   * consumer's copy. A `Reflector` without this option passes its store's
-   * `unchanged` method when the store has one (every store of this library
-   * has; `() => undefined` turns reuse off). A throw fails
-   * the list (reported, then retried). Default: none (every listed object
-   * is handed on).
+   * holds of it when that copy is unchanged, to hand on in its place, or
+   * `undefined`. It is called for each item as it is decoded (and for each
+   * initial event of a streaming list), so on a relist the listed copies of
+   * unchanged objects become garbage one by one instead of being held until
+   * the list ends, beside the consumer's own: a relist of mostly unchanged
+   * objects then needs little more memory than the consumer's copy. A
+   * `Reflector` without this option passes its store's `unchanged` method
+   * when the store has one (every store of this library has: it compares
+   * key, `uid`, `resourceVersion` and content); `() => undefined` turns
+   * reuse off. A throw fails the list (reported, then retried after the
+   * backoff). Default: none (every listed object is handed on).
    */
   reuseListed?: (listed: KubeObjectLike) => KubeObjectLike | undefined;
   /** Receives handled errors. Default: `console.warn` of the error's message. */

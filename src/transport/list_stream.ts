@@ -15,8 +15,8 @@ export interface DecodeListStreamOptions {
   maxItemLength?: number;
   /**
    * Called with each item as soon as it is parsed, whatever it is: a value
-   * returned takes the item's place, `undefined` keeps the item (see
-   * `ListOptions.reuse`). A throw rejects the call. Default: none.
+   * returned takes the item's place, `undefined` or `null` keeps the item
+   * (see `ListOptions.reuse`). A throw rejects the call. Default: none.
    */
   reuse?: (item: unknown) => unknown;
 }
@@ -530,6 +530,6 @@ function parsedList(text: string): Record<string, unknown> | undefined {
 function reuseItems(items: unknown[], reuse: (item: unknown) => unknown): void {
   for (let i = 0; i < items.length; i++) {
     const held = reuse(items[i]);
-    if (held !== undefined) items[i] = held;
+    if (held !== undefined && held !== null) items[i] = held;
   }
 }

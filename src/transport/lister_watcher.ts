@@ -20,8 +20,8 @@ export interface ListOptions {
    * Called with each item as it is decoded: an object returned takes the
    * item's place (a copy the caller already holds of the same version of
    * it, see `WatcherOptions.reuseListed`), so the decoded copy is garbage at
-   * once rather than held until the whole list is decoded; `undefined`
-   * keeps the item. Items are passed as decoded, whatever they are (judging
+   * once rather than held until the whole list is decoded; `undefined` (or
+   * `null`) keeps the item. Items are passed as decoded, whatever they are (judging
    * them is the caller's job). A lister-watcher may ignore it. Default: none.
    */
   reuse?: (item: KubeObjectLike) => KubeObjectLike | undefined;

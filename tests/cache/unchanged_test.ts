@@ -36,7 +36,23 @@ const CASES: Array<[string, unknown, boolean]> = [
   ["a number", 7, false],
   ["a string", "a", false],
   ["an array", [cm("a", "u1", "5")], false],
+  ["no kind or apiVersion (as list items come)", strip(cm("a", "u1", "5")), true],
+  ["the same version with other content (a default applied on read)", {
+    ...cm("a", "u1", "5"),
+    data: { added: "by the server" },
+  }, false],
+  ["the same version with other metadata", {
+    ...cm("a", "u1", "5"),
+    metadata: { ...cm("a", "u1", "5").metadata, labels: { x: "y" } },
+  }, false],
+  ["another kind", { ...cm("a", "u1", "5"), kind: "Secret" }, false],
 ];
+
+/** The object without its kind and apiVersion. */
+function strip(obj: KubeObject): unknown {
+  const { kind: _k, apiVersion: _a, ...rest } = obj;
+  return rest;
+}
 
 for (const [storeName, make] of stores) {
   test(`${storeName}.unchanged returns the stored object only for the same key, uid and resourceVersion, and never throws`, () => {
@@ -88,12 +104,53 @@ test("InformerStore: a replace keeps the objects that unchanged handed out as th
   assert.equal(store.getByKey("ns/a")!.metadata.labels?.seen, "()", "not wrapped twice");
   assert.equal(store.getByKey("ns/b")!.metadata.labels?.seen, "()");
   assert.equal(store.getByKey("ns/c"), undefined);
-  // what unchanged handed out counts for the next replace only
+  // a cached object handed back to replace by any other way is not transformed again either
   calls = 0;
-  store.replace([a], "9");
+  store.replace([a, cm("b", "u2", "9")], "9");
+  assert.equal(calls, 1, "b only");
+  assert.equal(store.getByKey("ns/a"), a);
+});
+
+test("InformerStore with a transform: an object of the cached version is transformed as it is listed and compared; a different result is handed on transformed, and replace does not transform it again", () => {
+  let calls = 0;
+  let tag = "v1";
+  const store = new InformerStore<KubeObject>({
+    transform: (obj) => {
+      calls++;
+      return {
+        ...obj,
+        metadata: { ...obj.metadata, labels: { tag: `${tag}:${obj.metadata.labels?.tag ?? ""}` } },
+      };
+    },
+  });
+  store.replace([cm("a", "u1", "5"), cm("b", "u2", "5")], "5");
+  const a = store.getByKey("ns/a")!;
+  const b = store.getByKey("ns/b")!;
+  assert.equal(a.metadata.labels?.tag, "v1:");
+  calls = 0;
   assert.equal(
-    calls,
-    1,
-    "a stored object handed to replace by its caller is transformed as before",
+    store.unchanged(cm("a", "u1", "5")),
+    a,
+    "the same transformed content: the cached object",
   );
+  tag = "v2"; // the transform now gives another result (the program changed, say)
+  const listedB = store.unchanged(cm("b", "u2", "5")) as KubeObject | undefined;
+  assert.notEqual(listedB, b);
+  assert.equal(listedB?.metadata.labels?.tag, "v2:", "handed on transformed");
+  assert.equal(calls, 2, "each object of the cached version transformed once to compare");
+  assert.equal(store.unchanged(cm("c", "u3", "5")), undefined, "not cached: not transformed");
+  assert.equal(calls, 2);
+  store.replace([a, listedB!, cm("c", "u3", "5")], "6");
+  assert.equal(calls, 3, "only c transformed by replace");
+  assert.equal(store.getByKey("ns/b")!.metadata.labels?.tag, "v2:", "not transformed twice");
+  assert.equal(store.getByKey("ns/a"), a);
+});
+
+test("InformerStore without a transform: content differing at the same version is not reused", () => {
+  const store = new InformerStore<KubeObject>();
+  store.replace([cm("a", "u1", "5")], "5");
+  const changed = { ...cm("a", "u1", "5"), data: { b: "defaulted" } };
+  assert.equal(store.unchanged(changed), undefined);
+  store.replace([changed], "6");
+  assert.deepEqual(store.getByKey("ns/a")!.data, { b: "defaulted" });
 });

@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { sameContent } from "../../src/cache/_held_copy.ts";
+
+const base = () => ({
+  kind: "ConfigMap",
+  apiVersion: "v1",
+  metadata: { name: "a", uid: "u", resourceVersion: "5", labels: { x: "1", y: "2" } },
+  data: { list: [1, "two", null, { three: true }], n: 0, s: "" },
+});
+
+test("sameContent: equal JSON values member by member, in any member order; arrays in order", () => {
+  const cases: Array<[string, unknown, unknown, boolean]> = [
+    ["the same", base(), base(), true],
+    ["members in another order", base(), {
+      data: { s: "", n: 0, list: [1, "two", null, { three: true }] },
+      metadata: { labels: { y: "2", x: "1" }, resourceVersion: "5", uid: "u", name: "a" },
+      apiVersion: "v1",
+      kind: "ConfigMap",
+    }, true],
+    ["an array in another order", base(), {
+      ...base(),
+      data: { ...base().data, list: ["two", 1, null, { three: true }] },
+    }, false],
+    ["a longer array", base(), {
+      ...base(),
+      data: { ...base().data, list: [1, "two", null, { three: true }, 5] },
+    }, false],
+    ["a nested member more", base(), {
+      ...base(),
+      metadata: { ...base().metadata, labels: { x: "1", y: "2", z: "3" } },
+    }, false],
+    ["a nested member less", base(), {
+      ...base(),
+      metadata: { ...base().metadata, labels: { x: "1" } },
+    }, false],
+    ["a number for a string", base(), { ...base(), data: { ...base().data, n: "0" } }, false],
+    ["null for an object", base(), { ...base(), data: null }, false],
+    ["an object for an array", base(), { ...base(), data: { ...base().data, list: {} } }, false],
+    ["an array for an object", { a: { 0: 1 } }, { a: [1] }, false],
+    ["a member undefined on one side only", { a: 1, b: undefined }, { a: 1 }, false],
+    [
+      "listed without kind and apiVersion (a list item)",
+      base(),
+      (() => {
+        const { kind: _k, apiVersion: _a, ...rest } = base();
+        return rest;
+      })(),
+      true,
+    ],
+    [
+      "held without kind, listed with it",
+      (() => {
+        const { kind: _k, ...rest } = base();
+        return rest;
+      })(),
+      base(),
+      false,
+    ],
+    ["another kind", base(), { ...base(), kind: "Secret" }, false],
+    ["a held member more (not kind or apiVersion)", { ...base(), status: {} }, base(), false],
+    ["not objects", 1, 1, false],
+    ["arrays at the top", [base()], [base()], false],
+    ["null", null, base(), false],
+  ];
+  for (const [what, held, listed, same] of cases) {
+    assert.equal(sameContent(held, listed), same, what);
+  }
+});
