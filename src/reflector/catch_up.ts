@@ -6,6 +6,7 @@
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { isExpired } from "../api/predicates.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
+import { heldCopy } from "../cache/_held_copy.ts";
 import type { CheckpointStorage } from "../checkpoint/checkpoint_storage.ts";
 import { loadCheckpoint } from "../checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
@@ -216,7 +217,9 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
       else if (r.noProof) listed = "no-proof";
     }
     if (listed) {
-      const list = await listAllPages(lw, { resourceVersion: "", signal: budget.signal });
+      // what the checkpoint already holds unchanged is not held twice while the list arrives
+      const reuse = (item: KubeObjectLike) => heldCopy(objects, metaNamespaceKeyFunc, item as T);
+      const list = await listAllPages(lw, { resourceVersion: "", signal: budget.signal, reuse });
       diffInto(objects, list.items, changes);
       rv = list.resourceVersion;
       complete = true;

@@ -120,7 +120,24 @@ test("catchUp from a checkpoint too old for the server lists once and returns th
     server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "cm-4" });
     server.compact();
     const before = lastSeq(server);
-    const r = await catchUp(lwOf(server), { storage, key: "cms", onError: () => {} });
+    // the list hands each item to ListOptions.reuse: the checkpoint's copy of an unchanged one
+    const reused: string[] = [];
+    const inner = lwOf(server);
+    const lw: ListerWatcher = {
+      watch: (o) => inner.watch(o),
+      identity: (o) => inner.identity!(o),
+      list: (o) =>
+        inner.list({
+          ...o,
+          reuse: (item) => {
+            const held = o.reuse?.(item);
+            if (held) reused.push(held.metadata!.name!);
+            return held;
+          },
+        }),
+    };
+    const r = await catchUp(lw, { storage, key: "cms", onError: () => {} });
+    assert.deepEqual(reused.sort(), ["cm-1", "cm-2", "cm-3"], "not cm-0 (changed)");
     assert.equal(r.listed, "expired");
     assert.equal(r.complete, true);
     assert.deepEqual(r.changes.map((c) => `${c.type} ${c.key}`).sort(), [
