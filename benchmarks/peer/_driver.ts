@@ -30,6 +30,7 @@ import {
   control,
   epochMs,
   heapAfterGc,
+  heapOutsideYoung,
   parseArgs,
   peakRss,
   quantile,
@@ -143,6 +144,7 @@ export async function runContender(
   // fetch (undici) on first use; its heap is then part of every baseline.
   await control(server, "stats");
   const h0 = heapAfterGc();
+  const h0Old = heapOutsideYoung(); // the young generation is empty after a full GC
   const rss0 = rssNow();
   const base = {
     contender,
@@ -250,6 +252,7 @@ export async function runContender(
       steadyHeapBytes,
       steadyRssBytes,
       peakHeapBytes: sampler.maxHeap - h0,
+      peakOldHeapBytes: sampler.maxOld - h0Old,
       peakRssBytes: peak,
       afterHeapBytes: heapAfterGc() - h0,
     });

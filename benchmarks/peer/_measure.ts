@@ -10,6 +10,7 @@
  */
 import process from "node:process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { getHeapSpaceStatistics } from "node:v8";
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
@@ -63,10 +64,28 @@ export function peakRss(): number {
   return process.resourceUsage().maxRSS * 1024;
 }
 
+/**
+ * The heap in use outside V8's young generation, in bytes: what survived at
+ * least one scavenge (held objects, and garbage promoted before it died),
+ * without the short-lived garbage in the nursery, whose size V8 adapts at
+ * run time (on Node 24 it grows to tens of MiB while objects die young).
+ */
+export function heapOutsideYoung(): number {
+  let used = 0;
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_name !== "new_space" && space.space_name !== "new_large_object_space") {
+      used += space.space_used_size;
+    }
+  }
+  return used;
+}
+
 /** Samples heap and RSS every `everyMs` until stopped; keeps the maxima. */
 export class Sampler {
   maxHeap = 0;
   maxRss = 0;
+  /** The highest {@linkcode heapOutsideYoung} seen. */
+  maxOld = 0;
   #timer: ReturnType<typeof setInterval> | undefined;
   start(everyMs = 2): this {
     this.sample();
@@ -77,6 +96,8 @@ export class Sampler {
     const m = process.memoryUsage();
     if (m.heapUsed > this.maxHeap) this.maxHeap = m.heapUsed;
     if (m.rss > this.maxRss) this.maxRss = m.rss;
+    const old = heapOutsideYoung();
+    if (old > this.maxOld) this.maxOld = old;
   }
   stop(): this {
     clearInterval(this.#timer);
