@@ -188,6 +188,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   /** Items transformed in one array (the indexer keys them; a later duplicate wins). */
   #transformAll(items: T[], errors: unknown[]): T[] {
+    if (!this.#transforms) return items; // the default keeps every object as it is
     const next: T[] = [];
     const ready = this.#ready;
     this.#ready = new WeakSet();
@@ -214,7 +215,9 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
     const errors: unknown[] = [];
     const next = this.#transformAll(items, errors);
     const before = new Map<string, T>();
-    for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
+    if (this.#indexer.size > 0) {
+      for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
+    }
     this.#replaceAll(next, resourceVersion, errors);
     const initial = !this.#listed;
     this.#listed = true;
@@ -277,16 +280,15 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
       return undefined; // no key: replace reports it
     }
     if (held === undefined || !sameVersion(held, listed)) return undefined;
-    let next = listed;
-    if (this.#transforms) {
-      try {
-        next = this.#transform(listed);
-      } catch {
-        return undefined; // replace transforms it again and reports the failure
-      }
+    if (!this.#transforms) return sameContent(held, listed) ? held : undefined;
+    let next: T;
+    try {
+      next = this.#transform(listed);
+    } catch {
+      return undefined; // replace transforms it again and reports the failure
     }
-    const result = sameContent(held, next) ? held : this.#transforms ? next : undefined;
-    if (result !== undefined) this.#ready.add(result);
+    const result = sameContent(held, next) ? held : next;
+    this.#ready.add(result); // replace must not transform it again
     return result;
   }
 
