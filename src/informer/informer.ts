@@ -180,6 +180,10 @@ export class Informer<T extends KubeObjectLike = KubeObject> {
       logger: _l,
       ...reflectorOptions
     } = options;
+    if ((options as { reuseListed?: unknown }).reuseListed !== undefined) {
+      // its cache decides what a relist reuses (see InformerStore.unchanged)
+      throw new TypeError("Informer: reuseListed is a Reflector option, not an informer's");
+    }
     if (!Number.isInteger(maxQueueLength) || maxQueueLength < 1) {
       throw new RangeError(
         `Informer: maxQueueLength must be an integer >= 1, got ${maxQueueLength}`,

@@ -16,7 +16,8 @@ import type { TransformFunc } from "./transform.ts";
  * `expectedKind`, `onError`, `observer`, backoff and watch timings...) plus
  * these.
  */
-export interface InformerOptions<T extends KubeObjectLike = KubeObject> extends ReflectorOptions {
+export interface InformerOptions<T extends KubeObjectLike = KubeObject>
+  extends Omit<ReflectorOptions, "reuseListed"> {
   /** Applied to every object before it is cached (see {@linkcode TransformFunc}). Default: none. */
   transform?: TransformFunc<T>;
   /** The cache's key function. Default: `metaNamespaceKeyFunc`. */

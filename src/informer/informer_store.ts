@@ -10,7 +10,6 @@ import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts";
 import type { InformerChange } from "./informer_change.ts";
 import type { TransformFunc } from "./transform.ts";
-import { sameContent, sameVersion } from "../cache/_held_copy.ts";
 
 /**
  * Options of {@linkcode InformerStore}.
@@ -89,8 +88,6 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   #listed = false;
   /** A transform was given (the default keeps objects as they are). */
   readonly #transforms: boolean;
-  /** Objects `unchanged` handed out since the last replace, already in their stored form. */
-  #ready = new WeakSet<T>();
 
   /**
    * Creates an empty store; each option not given takes the default of
@@ -190,14 +187,9 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   #transformAll(items: T[], errors: unknown[]): T[] {
     if (!this.#transforms) return items; // the default keeps every object as it is
     const next: T[] = [];
-    const ready = this.#ready;
-    this.#ready = new WeakSet();
-    const stored = this.#indexer.size > 0;
     for (const obj of items) {
       try {
-        // an object already in its stored form is not transformed again
-        const done = ready.has(obj) || (stored && this.#isStored(obj));
-        next.push(done ? obj : this.#transform(obj));
+        next.push(this.#transform(obj));
       } catch (err) {
         errors.push(err);
         // keep the last known state; an object without a key is reported by the indexer
@@ -264,41 +256,14 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   /**
    * The cached object when `listed` is an unchanged copy of it (same key,
    * `uid`, `resourceVersion` and content), or `undefined`: see
-   * `Store.unchanged`. With a transform, a listed object of the cached
-   * version is transformed here, to compare its transformed form with the
-   * cache's; if that differs, the transformed form is returned (the
-   * transform may work in place, so the listed object is no longer fresh
-   * from the wire). Either way the next `replace` keeps what this returned
-   * as it is instead of transforming it again.
+   * `Store.unchanged`. With a transform, always `undefined`: the cache
+   * holds the transform's output, which a listed object could be compared
+   * with only by transforming it first, and a transform may change its
+   * input in place or throw (a relist then holds the listed copies until
+   * it ends, as without reuse).
    */
   unchanged(listed: T): T | undefined {
-    if (this.#indexer.size === 0) return undefined;
-    let held: T | undefined;
-    try {
-      held = this.#indexer.getByKey(this.#keyFunc(listed));
-    } catch {
-      return undefined; // no key: replace reports it
-    }
-    if (held === undefined || !sameVersion(held, listed)) return undefined;
-    if (!this.#transforms) return sameContent(held, listed) ? held : undefined;
-    let next: T;
-    try {
-      next = this.#transform(listed);
-    } catch {
-      return undefined; // replace transforms it again and reports the failure
-    }
-    const result = sameContent(held, next) ? held : next;
-    this.#ready.add(result); // replace must not transform it again
-    return result;
-  }
-
-  /** Whether `obj` itself is the cached object under its key. */
-  #isStored(obj: T): boolean {
-    try {
-      return this.#indexer.getByKey(this.#keyFunc(obj)) === obj;
-    } catch {
-      return false;
-    }
+    return this.#transforms ? undefined : this.#indexer.unchanged(listed);
   }
 
   index(indexName: string, obj: T): T[] {

@@ -10,13 +10,11 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
  * handlers only ever see the result. It may modify the object in place and
  * return it (the object is fresh from the wire and not shared yet), and it
  * must keep `metadata.name`, `metadata.namespace` and
- * `metadata.resourceVersion` (and `metadata.uid`, for a relist to keep the
- * cached copy of an unchanged object). A throw is reported through
- * `onError` (phase `"store"`) and that object is skipped: the cache keeps
- * its previous state. On a relist, an object the cache holds at the same
- * version is transformed as it is decoded and compared with the cached
- * one: when they are equal, the cached object stays and the new one is
- * garbage at once.
+ * `metadata.resourceVersion`. A throw is reported through `onError` (phase
+ * `"store"`) and that object is skipped: the cache keeps its previous state.
+ * An informer with a transform does not reuse its cached objects on a
+ * relist (see `InformerStore.unchanged`): the listed copies are held until
+ * the list ends, as in client-go.
  */
 export type TransformFunc<T extends KubeObjectLike = KubeObject> = (obj: T) => T;
 

@@ -179,11 +179,13 @@ export interface WatcherOptions {
    * objects then needs little more memory than the consumer's copy. A
    * `Reflector` without this option passes its store's `unchanged` method
    * when the store has one (every store of this library has: it compares
-   * key, `uid`, `resourceVersion` and content); `() => undefined` turns
-   * reuse off. A throw fails the list (reported, then retried after the
-   * backoff). Default: none (every listed object is handed on).
+   * key, `uid`, `resourceVersion` and content; an informer with a transform
+   * reuses nothing); `() => undefined` turns reuse off, and an `Informer`
+   * takes no such option. Returning `null` is the same as `undefined`. A
+   * throw fails the list (reported, then retried after the backoff).
+   * Default: none (every listed object is handed on).
    */
-  reuseListed?: (listed: KubeObjectLike) => KubeObjectLike | undefined;
+  reuseListed?: (listed: KubeObjectLike) => KubeObjectLike | null | undefined;
   /** Receives handled errors. Default: `console.warn` of the error's message. */
   onError?: ErrorHandler;
   /** Receives observations for metrics. Default: none. */

@@ -24,7 +24,7 @@ export interface ListOptions {
    * `null`) keeps the item. Items are passed as decoded, whatever they are (judging
    * them is the caller's job). A lister-watcher may ignore it. Default: none.
    */
-  reuse?: (item: KubeObjectLike) => KubeObjectLike | undefined;
+  reuse?: (item: KubeObjectLike) => KubeObjectLike | null | undefined;
 }
 
 /**

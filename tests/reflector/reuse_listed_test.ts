@@ -261,53 +261,67 @@ test("Reflector: a store without unchanged still relists (every object the liste
   }
 });
 
-test("Informer: a relist transforms every object once, keeps the cached copy of an unchanged one without announcing it; a changed one is stored and announced", async () => {
-  const server = await FakeApiServer.start();
-  const abort = new AbortController();
-  try {
-    for (let i = 0; i < 5; i++) server.create(configMap(`cm-${i}`));
-    const lw = resourceListerWatcher<KubeObject>(new KubeClient({ server: server.url }), {
-      apiVersion: "v1",
-      resource: "configmaps",
-    });
-    const transformed: string[] = [];
-    const informer = new Informer(lw, {
-      ...FAST,
-      onError: () => {},
-      transform: (obj) => {
-        transformed.push(obj.metadata.name!);
-        return { ...obj, metadata: { ...obj.metadata, labels: { wrapped: "once" } } };
-      },
-    });
-    const updates: string[] = [];
-    informer.addEventHandler({ onUpdate: (_old, obj) => void updates.push(obj.metadata.name!) });
-    const done = informer.run({ signal: abort.signal });
-    await informer.waitForSync();
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    assert.equal(transformed.length, 5);
-    transformed.length = 0;
-    const before = informer.indexer.list();
-    server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
-    server.endWatches();
-    server.update(configMap("cm-1", "fx", { changed: "yes" }));
-    await eventually(() => updates.includes("cm-1"), "cm-1's update announced");
-    assert.deepEqual(
-      transformed.sort(),
-      ["cm-0", "cm-1", "cm-2", "cm-3", "cm-4"],
-      "each once: to compare, or (cm-1) to store",
-    );
-    assert.deepEqual(updates, ["cm-1"], "no update for the unchanged");
-    for (const obj of before) {
-      if (obj.metadata.name !== "cm-1") {
-        assert.equal(informer.indexer.getByKey(`fx/${obj.metadata.name}`), obj);
+for (const withTransform of [false, true]) {
+  const how = withTransform ? "with a transform" : "without a transform";
+  test(`Informer ${how}: a relist keeps the cached copy of an unchanged object (without a transform) or transforms each object once (with one), and announces only the changed one`, async () => {
+    const server = await FakeApiServer.start();
+    const abort = new AbortController();
+    try {
+      for (let i = 0; i < 5; i++) server.create(configMap(`cm-${i}`));
+      const lw = resourceListerWatcher<KubeObject>(new KubeClient({ server: server.url }), {
+        apiVersion: "v1",
+        resource: "configmaps",
+      });
+      const transformed: string[] = [];
+      const informer = new Informer(lw, {
+        ...FAST,
+        onError: () => {},
+        transform: withTransform
+          ? (obj) => {
+            transformed.push(obj.metadata.name!);
+            return { ...obj, metadata: { ...obj.metadata, labels: { wrapped: "once" } } };
+          }
+          : undefined,
+      });
+      const updates: string[] = [];
+      informer.addEventHandler({ onUpdate: (_old, obj) => void updates.push(obj.metadata.name!) });
+      const done = informer.run({ signal: abort.signal });
+      await informer.waitForSync();
+      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      transformed.length = 0;
+      const before = informer.indexer.list();
+      server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
+      server.endWatches();
+      server.update(configMap("cm-1", "fx", { changed: "yes" }));
+      await eventually(() => updates.includes("cm-1"), "cm-1's update announced");
+      assert.deepEqual(updates, ["cm-1"], "no update for the unchanged");
+      if (withTransform) {
+        assert.deepEqual(transformed.sort(), ["cm-0", "cm-1", "cm-2", "cm-3", "cm-4"], "each once");
+        for (const obj of informer.indexer.list()) {
+          assert.deepEqual(obj.metadata.labels, { wrapped: "once" });
+        }
+      } else {
+        for (const obj of before) {
+          if (obj.metadata.name !== "cm-1") {
+            assert.equal(informer.indexer.getByKey(`fx/${obj.metadata.name}`), obj);
+          }
+        }
       }
+      abort.abort();
+      await done;
+    } finally {
+      abort.abort();
+      await server.close();
     }
-    abort.abort();
-    await done;
-  } finally {
-    abort.abort();
-    await server.close();
-  }
+  });
+}
+
+test("Informer: reuseListed is not an informer option (its cache decides): a TypeError", () => {
+  const lw: ListerWatcher = { list: () => Promise.reject(new Error()), watch: () => ({}) as never };
+  assert.throws(
+    () => new Informer(lw, { reuseListed: () => undefined } as never),
+    (e) => e instanceof TypeError && /reuseListed/.test(e.message),
+  );
 });
 
 // Items typed as the lister-watcher's: a custom ListerWatcher may ignore reuse.
@@ -403,47 +417,42 @@ test("Reflector: a relist takes the new content of an object served changed at t
   }
 });
 
-test("Informer with a transform: a relist transforms each object once, keeps the cached copy when the result is the same and takes the new one when it differs", async () => {
-  const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
-  const server = decodingListerWatcher(state);
-  const transformed: string[] = [];
-  const informer = new Informer<KubeObject>(server.lw, {
-    ...FAST,
-    onError: () => {},
-    // not idempotent: a second pass over one object would show
-    transform: (obj) => {
-      transformed.push(obj.metadata.name!);
-      const data = (obj.data ?? {}) as Record<string, string>;
-      return { ...obj, data: { ...data, seen: `${data.seen ?? ""}+` } };
-    },
-  });
-  const updates: string[] = [];
-  informer.addEventHandler({ onUpdate: (_old, obj) => void updates.push(obj.metadata.name!) });
-  const abort = new AbortController();
-  const done = informer.run({ signal: abort.signal });
-  try {
-    await informer.waitForSync();
-    await eventually(server.watching, "a watch");
-    const a = informer.indexer.getByKey("ns/a");
-    transformed.length = 0;
-    state.items = [item("a", { x: "1" }), item("b", { x: "2", defaulted: "yes" })];
-    server.expire();
-    await eventually(() => server.lists() === 2, "a relist");
-    await eventually(
-      () => (informer.indexer.getByKey("ns/b")!.data as Record<string, string>).defaulted === "yes",
-      "b",
-    );
-    assert.deepEqual(transformed.sort(), ["a", "b"], "each once");
-    assert.equal(informer.indexer.getByKey("ns/a"), a, "a: the cached copy");
-    assert.deepEqual(informer.indexer.getByKey("ns/b")!.data, {
-      x: "2",
-      defaulted: "yes",
-      seen: "+",
-    });
-    assert.deepEqual(updates, [], "the same versions: no update announced (as before)");
-  } finally {
-    abort.abort();
-    await done;
+test("Reflector and Informer: an object nested deeper than the comparison goes (20,000 levels) is relisted as a new copy, and the relist completes", async () => {
+  const deep = JSON.parse(`${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`);
+  for (const kind of ["reflector", "informer"] as const) {
+    const state = { items: [{ ...item("a", {}), spec: deep }, item("b", { x: "2" })], rv: "10" };
+    const server = decodingListerWatcher(state);
+    const errors: unknown[] = [];
+    const onError = (e: unknown) => void errors.push(e);
+    const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+    const informer = kind === "informer"
+      ? new Informer<KubeObject>(server.lw, { ...FAST, onError })
+      : undefined;
+    const reflector = informer ? undefined : new Reflector(server.lw, store, { ...FAST, onError });
+    const read = (key: string) => informer ? informer.indexer.getByKey(key) : store.getByKey(key);
+    const abort = new AbortController();
+    const done = informer
+      ? informer.run({ signal: abort.signal })
+      : reflector!.run({ signal: abort.signal });
+    try {
+      await (informer ? informer.waitForSync() : reflector!.synced);
+      await eventually(server.watching, "a watch");
+      const [a, b] = [read("ns/a"), read("ns/b")];
+      server.expire();
+      await eventually(() => server.lists() === 2, "a relist");
+      await eventually(
+        () => read("ns/a") !== a,
+        `${kind}: a, too deep to compare, is the new copy`,
+      );
+      assert.equal(read("ns/b"), b, `${kind}: b reused`);
+      assert.ok(
+        errors.every((e) => e instanceof Error && /410|Expired|gone/i.test(e.message)),
+        `${kind}: only the 410 reported`,
+      );
+    } finally {
+      abort.abort();
+      await done;
+    }
   }
 });
 
