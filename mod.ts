@@ -142,7 +142,7 @@ export {
   ListDecodeError,
   type ListDecodeProblem,
 } from "./src/transport/list_stream.ts";
-export { type Clock, systemClock, type TimerHandle } from "./src/reflector/clock.ts";
+export { type Clock, systemClock, type TimerHandle } from "./src/async/clock.ts";
 export { Backoff, type BackoffOptions } from "./src/reflector/backoff.ts";
 export {
   listAllPages,

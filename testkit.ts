@@ -68,4 +68,4 @@ export type {
   WatchEvent,
 } from "./src/api/types.ts";
 export { ManualClock } from "./src/testkit/manual_clock.ts";
-export type { Clock, TimerHandle } from "./src/reflector/clock.ts";
+export type { Clock, TimerHandle } from "./src/async/clock.ts";

@@ -1,5 +1,5 @@
 import { WatchIdleTimeoutError } from "../api/errors.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../async/clock.ts";
 import type { ServerFeatures } from "../transport/server_features.ts";
 
 /**

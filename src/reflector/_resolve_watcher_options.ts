@@ -1,6 +1,6 @@
 import type { KubeObjectLike } from "../api/types.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
-import { systemClock } from "./clock.ts";
+import { systemClock } from "../async/clock.ts";
 import type { ErrorPhase, WatcherObserver, WatcherOptions } from "./watcher_options.ts";
 import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
 

@@ -1,6 +1,6 @@
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../async/clock.ts";
 import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
-import { unit } from "./_async.ts";
+import { unit } from "../async/_async.ts";
 
 /**
  * Options of {@linkcode Backoff}; the defaults are client-go's reflector values.

@@ -12,9 +12,9 @@ import { loadCheckpoint } from "../checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../async/clock.ts";
 import { listAllPages } from "./list_pager.ts";
-import { delay } from "./_async.ts";
+import { delay } from "../async/_async.ts";
 import type { ErrorHandler } from "./watcher_options.ts";
 
 /** Options of {@linkcode catchUp}. */

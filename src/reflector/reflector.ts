@@ -1,7 +1,7 @@
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
-import { childAbortController, delay } from "./_async.ts";
+import { childAbortController, delay } from "../async/_async.ts";
 import { watcherBatches, type WatcherEvent } from "./watcher.ts";
 import { ConsumerFailure } from "./_failure_kind.ts";
 import {

@@ -14,7 +14,7 @@ import {
   type WatchEvent,
 } from "../api/types.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
-import { childAbortController, delay, unit } from "./_async.ts";
+import { childAbortController, delay, unit } from "../async/_async.ts";
 import { ConsumerFailure, failureKind } from "./_failure_kind.ts";
 import { adaptiveIdleMs, MAX_BOOKMARK_GAP_MS, withIdleDeadline } from "./_idle_deadline.ts";
 import { listAllPages, type ListResult } from "./list_pager.ts";

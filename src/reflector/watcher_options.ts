@@ -1,6 +1,6 @@
 import type { KubeObjectLike } from "../api/types.ts";
 import type { Backoff, BackoffOptions } from "./backoff.ts";
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../async/clock.ts";
 
 /**
  * Where an error reported to `onError` happened.

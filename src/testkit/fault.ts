@@ -10,6 +10,7 @@
  *
  * @module
  */
+import type { RequestVerb } from "./types.ts";
 
 /**
  * Answer with an HTTP error at request time. The body defaults to the
@@ -144,17 +145,10 @@ export type Fault =
   | ResetFault;
 
 /**
- * The requests a rule applies to (`"any"`: all).
+ * The requests a rule applies to: one verb the server knows, or `"any"`
+ * (all).
  */
-export type FaultVerb =
-  | "list"
-  | "watch"
-  | "get"
-  | "create"
-  | "update"
-  | "patch"
-  | "delete"
-  | "any";
+export type FaultVerb = Exclude<RequestVerb, "unknown"> | "any";
 
 /**
  * A rule: which requests get which fault, how many times. Rules are tried

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../reflector/clock.ts";
+import type { Clock, TimerHandle } from "../async/clock.ts";
 
 interface Timer {
   at: number;

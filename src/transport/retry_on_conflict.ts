@@ -1,6 +1,6 @@
 import { isConflict } from "../api/kube_conflict_error.ts";
-import { type Clock, systemClock } from "../reflector/clock.ts";
-import { delay, unit } from "../reflector/_async.ts";
+import { type Clock, systemClock } from "../async/clock.ts";
+import { delay, unit } from "../async/_async.ts";
 
 /**
  * The pause between attempts of {@linkcode retryOnConflict}: `initialMs`

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Clock, systemClock, type TimerHandle } from "../reflector/clock.ts";
+import { type Clock, systemClock, type TimerHandle } from "../async/clock.ts";
 import { type MetricsProvider, noopMetrics } from "../metrics/reflector_metrics.ts";
 import type { WorkQueueMetrics } from "../metrics/workqueue_metrics.ts";
 import {

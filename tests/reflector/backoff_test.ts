@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import { Backoff } from "../../src/reflector/backoff.ts";
-import type { Clock } from "../../src/reflector/clock.ts";
+import type { Clock } from "../../src/async/clock.ts";
 
 function manualClock(): Clock & { advance(ms: number): void } {
   let now = 0;

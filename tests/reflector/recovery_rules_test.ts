@@ -19,7 +19,7 @@ import { MalformedResponseError } from "../../src/api/malformed_response_error.t
 import type { KubeObject, WatchEvent } from "../../src/api/types.ts";
 import { Indexer } from "../../src/cache/indexer.ts";
 import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
-import { systemClock } from "../../src/reflector/clock.ts";
+import { systemClock } from "../../src/async/clock.ts";
 import { Reflector, type ReflectorOptions } from "../../src/reflector/reflector.ts";
 import type { ErrorPhase } from "../../src/reflector/watcher_options.ts";
 import { ManualClock } from "../../testkit.ts";
