@@ -177,15 +177,18 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     const values: Filed[] = new Array(n); // reused: each object's values are filed before the next
     for (const obj of items) {
       let key: string;
+      let earlier: T | undefined;
       try {
         key = this.#keyFunc(obj);
+        earlier = nextItems.get(key);
+        // The same object twice (a reused copy listed twice): already filed.
+        if (earlier === obj) continue;
         for (let i = 0; i < n; i++) values[i] = checkValues(names[i], funcs[i](obj));
       } catch (err) {
         errors.push(err);
         continue;
       }
       if (n > 0) {
-        const earlier = nextItems.get(key);
         for (let i = 0; i < n; i++) {
           if (earlier !== undefined) tables[i].remove(key, this.#filedUnder(earlier, obj, i));
           tables[i].add(key, values[i]);

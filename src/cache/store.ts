@@ -58,7 +58,9 @@ export interface Store<T extends KubeObjectLike = KubeObject> {
    * The comparison costs CPU on a relist (about half of what parsing the
    * same objects costs), not on a first list (the store is empty). A
    * subclass that overrides `replace` or `update` to change objects should
-   * override this too.
+   * override this too. The object returned is the store's own: callers must
+   * treat it as read-only. A reflector keeps the listed item when the
+   * answer is not an object of the expected kind, or when this throws.
    */
   unchanged?(listed: T): T | undefined;
   /**

@@ -13,7 +13,8 @@ import type { TransformFunc } from "./transform.ts";
 
 /**
  * Options of `Informer`: the reflector's options (`name`, `resyncPeriodMs`,
- * `expectedKind`, `onError`, `observer`, backoff and watch timings...) plus
+ * `expectedKind`, `onError`, `observer`, backoff and watch timings...) but
+ * `reuseListed` (the informer's cache decides what a relist reuses), plus
  * these.
  */
 export interface InformerOptions<T extends KubeObjectLike = KubeObject>

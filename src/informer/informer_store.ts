@@ -4,6 +4,7 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
+import { sameContent } from "../cache/_held_copy.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { Indexer, type IndexerLike, type Indexers } from "../cache/indexer.ts";
 import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
@@ -46,12 +47,17 @@ export interface InformerStoreOptions<T extends KubeObjectLike = KubeObject> {
  *   object, changed objects give `update`s; after the first list, `synced`.
  * - `resync`: an `update` with `oldObject === object` for every object; no I/O.
  *
- * "Changed" means: the two `resourceVersion`s differ or either is missing.
- * An object relisted (or an event replayed) at the same resourceVersion is
- * stored again but announced to nobody. client-go announces it as an update
- * (a `Replaced` delta); here the periodic resync is the way to re-deliver
- * unchanged objects, and a relist after a reconnection does not flood
- * handlers with no-op updates.
+ * "Changed" means: the two `resourceVersion`s differ or either is missing,
+ * or, at the same resourceVersion, the content differs (the API server can
+ * serve a changed object at the same version: a default added to a CRD's
+ * schema, a changed conversion webhook, an etcd restored without bumping
+ * its revisions). An object relisted (or an event replayed) unchanged at
+ * the same resourceVersion is stored again but announced to nobody; with a
+ * transform, same-version copies are not compared and never announced.
+ * client-go announces every relisted object as an update (a `Replaced`
+ * delta); here the periodic resync is the way to re-deliver unchanged
+ * objects, and a relist after a reconnection does not flood handlers with
+ * no-op updates.
  *
  * An object that the transform or the key function rejects is skipped (the
  * cache keeps its previous state); the other items of a list still apply,
@@ -137,7 +143,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
     const old = this.#indexer.getByKey(key);
     this.#indexer.update(next);
     if (!old) this.#onChange({ type: "add", key, object: next, isInInitialList: false });
-    else if (changed(old, next)) {
+    else if (this.#changed(old, next)) {
       this.#onChange({ type: "update", key, oldObject: old, object: next });
     }
   }
@@ -218,7 +224,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
       const object = this.#indexer.getByKey(key)!;
       const old = before.get(key);
       if (!old) this.#onChange({ type: "add", key, object, isInInitialList: initial });
-      else if (changed(old, object)) {
+      else if (this.#changed(old, object)) {
         this.#onChange({ type: "update", key, oldObject: old, object });
       }
       before.delete(key);
@@ -289,12 +295,16 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   addIndexers(newIndexers: Indexers<T>): void {
     this.#indexer.addIndexers(newIndexers);
   }
-}
 
-function changed(old: KubeObjectLike, next: KubeObjectLike): boolean {
-  const a = old.metadata?.resourceVersion;
-  const b = next.metadata?.resourceVersion;
-  return !a || !b || a !== b;
+  /** Whether `next` replacing `old` is announced: see "Changed" above. */
+  #changed(old: KubeObjectLike, next: KubeObjectLike): boolean {
+    const a = old.metadata?.resourceVersion;
+    const b = next.metadata?.resourceVersion;
+    if (!a || !b || a !== b) return true;
+    // The same version: announced only if its content changed (a relisted
+    // object the cache could not reuse). A transformed copy is not compared.
+    return old !== next && !this.#transforms && !sameContent(old, next);
+  }
 }
 
 /** Throws the one error, or an AggregateError of several; nothing when there are none. */

@@ -197,11 +197,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#lw = lw;
     this.#store = store;
     // A relist hands the store's own copy of each unchanged object on (see Store.unchanged).
-    const reuseListed = rest.reuseListed !== undefined ? rest.reuseListed : (
-      typeof store.unchanged === "function"
-        ? (listed: KubeObjectLike) => store.unchanged!(listed as T)
-        : undefined
-    );
+    const reuseListed = rest.reuseListed !== undefined ? rest.reuseListed : reuseFrom(store);
     const resolved = resolveWatcherOptions(
       { ...rest, reuseListed, observer: this.#statusObserver(rest.observer) },
       name,
@@ -586,4 +582,22 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       this.#options.onError(err, phase);
     } catch { /* ignored */ }
   }
+}
+
+/**
+ * The default `reuseListed` of a reflector into `store`: its `unchanged`, if
+ * it has one. A store's throw reuses nothing (the listed item is kept), so a
+ * store of someone else's cannot fail a list.
+ */
+function reuseFrom<T extends KubeObjectLike>(
+  store: Store<T>,
+): ((listed: KubeObjectLike) => KubeObjectLike | undefined) | undefined {
+  if (typeof store.unchanged !== "function") return undefined;
+  return (listed) => {
+    try {
+      return store.unchanged!(listed as T);
+    } catch {
+      return undefined;
+    }
+  };
 }

@@ -391,7 +391,7 @@ async function* performWatch<T extends KubeObjectLike>(
             // MODIFIED replaces, a DELETED removes what the initial events added.
             const key = objectKey(ev.object);
             if (ev.type === "DELETED") pending.delete(key);
-            else pending.set(key, (o.reuseListed?.(ev.object) as T | undefined) ?? ev.object);
+            else pending.set(key, heldItem(o.reuseListed?.(ev.object), o) ?? ev.object);
             rv = evRv;
           } else {
             rv = evRv;
@@ -628,8 +628,38 @@ async function listWithDeadline<T extends KubeObjectLike>(
     resourceVersion,
     pageSize: exactVersion ? 0 : o.pageSize,
     signal: o.signal,
-    reuse: o.reuseListed,
+    reuse: listReuse(o),
   });
+}
+
+/**
+ * What a list may put in place of each listed item: the answer of
+ * `o.reuseListed`, asked only for an item the watcher would hand on (an
+ * object with usable metadata, of the expected kind; a wrong one is left in
+ * place, to be reported and left out by {@linkcode usableItems}) and taken
+ * only if it is itself such an item. Anything else keeps the listed item.
+ */
+function listReuse(
+  o: ResolvedWatcherOptions,
+): ((item: KubeObjectLike) => KubeObjectLike | undefined) | undefined {
+  const reuse = o.reuseListed;
+  if (reuse === undefined) return undefined;
+  return (item) => isUsableItem(item, o) ? heldItem(reuse(item), o) : undefined;
+}
+
+/** `answer`, if it is an item the watcher may hand on; otherwise undefined. */
+function heldItem<T extends KubeObjectLike>(
+  answer: unknown,
+  o: ResolvedWatcherOptions,
+): T | undefined {
+  return isUsableItem(answer, o) ? answer as T : undefined;
+}
+
+/** An object with usable metadata, of the expected kind. */
+function isUsableItem(item: unknown, o: ResolvedWatcherOptions): boolean {
+  return item !== null && typeof item === "object" && !Array.isArray(item) &&
+    metadataProblem(item as { metadata?: unknown }) === undefined &&
+    kindMatches(item as KubeObjectLike, o.expectedKind);
 }
 
 /** A list result must have an items array and a non-empty string resourceVersion. */
@@ -703,10 +733,7 @@ function usableItems<T extends KubeObjectLike>(
   };
   let all = true;
   for (let i = 0; i < items.length && all; i++) {
-    const item = items[i] as unknown;
-    all = item !== null && typeof item === "object" && !Array.isArray(item) &&
-      metadataProblem(item as { metadata?: unknown }) === undefined &&
-      kindMatches(item as T, o.expectedKind);
+    all = isUsableItem(items[i], o);
   }
   return all ? items : items.filter(usable);
 }

@@ -180,9 +180,14 @@ export interface WatcherOptions {
    * `Reflector` without this option passes its store's `unchanged` method
    * when the store has one (every store of this library has: it compares
    * key, `uid`, `resourceVersion` and content; an informer with a transform
-   * reuses nothing); `() => undefined` turns reuse off, and an `Informer`
-   * takes no such option. Returning `null` is the same as `undefined`. A
-   * throw fails the list (reported, then retried after the backoff).
+   * reuses nothing; a store's throw reuses nothing); `() => undefined`
+   * turns reuse off, and an `Informer` takes no such option. It is asked
+   * only about items the watcher would hand on (objects with usable
+   * metadata, of `expectedKind`), and its answer is taken only if it is
+   * itself such an item: any other answer (`null`, `undefined`, a
+   * primitive, an array, an object of another kind) keeps the listed item.
+   * The answer is handed on as it is, not copied. A throw of this function
+   * fails the list (reported, then retried after the backoff).
    * Default: none (every listed object is handed on).
    */
   reuseListed?: (listed: KubeObjectLike) => KubeObjectLike | null | undefined;

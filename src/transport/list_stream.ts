@@ -14,9 +14,10 @@ export interface DecodeListStreamOptions {
    */
   maxItemLength?: number;
   /**
-   * Called with each item as soon as it is parsed, whatever it is: a value
-   * returned takes the item's place, `undefined` or `null` keeps the item
-   * (see `ListOptions.reuse`). A throw rejects the call. Default: none.
+   * Called with each item as soon as it is parsed, whatever it is: an
+   * object returned (not null, not an array) takes the item's place, any
+   * other answer keeps the item (see `ListOptions.reuse`). A throw rejects
+   * the call. Default: none.
    */
   reuse?: (item: unknown) => unknown;
 }
@@ -526,10 +527,13 @@ function parsedList(text: string): Record<string, unknown> | undefined {
   return list;
 }
 
-/** Puts in place of each item what `reuse` returns for it, if anything. */
+/**
+ * Puts in place of each item what `reuse` returns for it, if that is an
+ * object (not null, not an array); any other answer keeps the item.
+ */
 function reuseItems(items: unknown[], reuse: (item: unknown) => unknown): void {
   for (let i = 0; i < items.length; i++) {
     const held = reuse(items[i]);
-    if (held !== undefined && held !== null) items[i] = held;
+    if (held !== null && typeof held === "object" && !Array.isArray(held)) items[i] = held;
   }
 }

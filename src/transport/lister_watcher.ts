@@ -17,12 +17,15 @@ export interface ListOptions {
   /** Aborts the call. */
   signal?: AbortSignal;
   /**
-   * Called with each item as it is decoded: an object returned takes the
-   * item's place (a copy the caller already holds of the same version of
-   * it, see `WatcherOptions.reuseListed`), so the decoded copy is garbage at
-   * once rather than held until the whole list is decoded; `undefined` (or
-   * `null`) keeps the item. Items are passed as decoded, whatever they are (judging
-   * them is the caller's job). A lister-watcher may ignore it. Default: none.
+   * Called with each item as it is decoded: an object returned (not null,
+   * not an array) takes the item's place (a copy the caller already holds
+   * of the same version of it, see `WatcherOptions.reuseListed`), so the
+   * decoded copy is garbage at once rather than held until the whole list
+   * is decoded; any other answer keeps the item, and a throw fails the
+   * list. Items are passed as decoded, whatever they are (judging them is
+   * the caller's job). The object returned may be the caller's live copy (a
+   * store's): a lister-watcher that wraps another must not change it. A
+   * lister-watcher may ignore this option. Default: none.
    */
   reuse?: (item: KubeObjectLike) => KubeObjectLike | null | undefined;
 }

@@ -380,3 +380,26 @@ test("indexer matches a recomputed reference model over 2,000 random operations"
     }
   }
 });
+
+test("indexer replace with the same object twice under one key indexes it once (a reused copy listed twice)", () => {
+  const cm = (name: string, namespace: string, resourceVersion = "1"): KubeObject => ({
+    metadata: { name, namespace, resourceVersion },
+  });
+  let calls = 0;
+  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc, {
+    [NAMESPACE_INDEX]: (obj) => {
+      calls++;
+      return namespaceIndexFunc(obj);
+    },
+  });
+  const objs = Array.from({ length: 1000 }, (_, i) => cm(`cm-${i}`, `ns-${i}`));
+  store.replace([...objs, ...objs, objs[0]], "1");
+  assert.equal(calls, 1000, "each object indexed once");
+  assert.equal(store.size, 1000);
+  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, "ns-0"), ["ns-0/cm-0"]);
+  assert.equal(store.listIndexFuncValues(NAMESPACE_INDEX).length, 1000);
+  // a different copy under the same key still moves the key to its values
+  store.replace([objs[1], cm("cm-1", "ns-1", "other")], "2");
+  assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, "ns-1"), ["ns-1/cm-1"]);
+  assert.equal(store.getByKey("ns-1/cm-1")!.metadata.resourceVersion, "other");
+});

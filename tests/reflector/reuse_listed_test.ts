@@ -11,6 +11,7 @@ import {
   storeEqualsServer,
   withReflector,
 } from "../_harness.ts";
+import { UnexpectedKindError } from "../../src/api/errors.ts";
 import type { KubeList, KubeObject, KubeObjectLike } from "../../src/api/types.ts";
 import { Indexer } from "../../src/cache/indexer.ts";
 import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
@@ -482,3 +483,149 @@ test("Reflector: a reuseListed returning null keeps the listed item; reuseListed
     (e) => e instanceof TypeError && /reuseListed must be a function/.test(e.message),
   );
 });
+
+test("Reflector: a relisted item of the wrong kind is reported and left out, never swapped for the stored copy it matches", async () => {
+  const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
+  const server = decodingListerWatcher(state);
+  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+  const errors: unknown[] = [];
+  const reflector = new Reflector(server.lw, store, {
+    ...FAST,
+    expectedKind: "ConfigMap",
+    onError: (e) => void errors.push(e),
+  });
+  const abort = new AbortController();
+  const done = reflector.run({ signal: abort.signal });
+  try {
+    await eventually(() => reflector.hasSynced(), "synced");
+    await eventually(server.watching, "a watch");
+    const b = store.getByKey("ns/b");
+    // the same uid, version and content as the stored a, but of another kind
+    state.items = [{ kind: "Secret", ...item("a", { x: "1" }) }, item("b", { x: "2" })];
+    server.expire();
+    await eventually(() => server.lists() === 2, "a relist");
+    await eventually(() => store.getByKey("ns/a") === undefined, "a left out");
+    assert.equal(store.getByKey("ns/b"), b, "b reused");
+    const wrong = errors.filter((e) => e instanceof UnexpectedKindError);
+    assert.equal(wrong.length, 1, "the wrong kind reported");
+    assert.match((wrong[0] as Error).message, /Secret/);
+  } finally {
+    abort.abort();
+    await done;
+  }
+});
+
+test("watcher: a reuseListed answer that is not a usable item of the expected kind keeps the listed item", async () => {
+  const answers: unknown[] = [
+    false,
+    0,
+    "",
+    true,
+    [],
+    { metadata: null },
+    { kind: "Secret", metadata: { name: "x" } },
+  ];
+  for (const answer of answers) {
+    const state = { items: [item("a", { x: "1" })], rv: "10" };
+    const server = decodingListerWatcher(state);
+    const events = watcher(server.lw, {
+      ...FAST,
+      expectedKind: "ConfigMap",
+      onError: () => {},
+      reuseListed: () => answer as never,
+    });
+    const first = await events.next();
+    await events.return(undefined);
+    assert.ok(!first.done);
+    const ev = first.value as { type: string; items?: KubeObject[] };
+    assert.equal(ev.type, "LIST", `answer ${JSON.stringify(answer)}`);
+    assert.deepEqual(ev.items, [item("a", { x: "1" })], `answer ${JSON.stringify(answer)}`);
+  }
+});
+
+for (const answer of ["false", "a throw"] as const) {
+  test(`Reflector: a store whose unchanged answers ${answer} relists every item (its listed copy), losing none`, async () => {
+    const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
+    const server = decodingListerWatcher(state);
+    const inner = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+    let asked = 0;
+    // a store of someone else's, with its own idea of what unchanged means
+    const store = {
+      add: (o: KubeObject) => inner.add(o),
+      update: (o: KubeObject) => inner.update(o),
+      delete: (o: KubeObject) => inner.delete(o),
+      list: () => inner.list(),
+      listKeys: () => inner.listKeys(),
+      get: (o: KubeObject) => inner.get(o),
+      getByKey: (k: string) => inner.getByKey(k),
+      replace: (items: KubeObject[], rv: string) => inner.replace(items, rv),
+      resync: () => {},
+      unchanged: (_o: KubeObject): boolean => {
+        asked++;
+        if (answer === "a throw") throw new Error("not that kind of unchanged");
+        return false;
+      },
+    };
+    const errors: unknown[] = [];
+    const reflector = new Reflector(server.lw, store as never, {
+      ...FAST,
+      onError: (e) => void errors.push(e),
+    });
+    const abort = new AbortController();
+    const done = reflector.run({ signal: abort.signal });
+    try {
+      await eventually(() => reflector.hasSynced(), "synced");
+      await eventually(server.watching, "a watch");
+      const before = snapshot(inner);
+      server.expire();
+      await eventually(() => server.lists() === 2, "a relist");
+      await eventually(() => [...before].every(([k, o]) => inner.getByKey(k) !== o), "relisted");
+      assert.ok(asked >= 2, "unchanged was asked");
+      assert.deepEqual(inner.listKeys().sort(), ["ns/a", "ns/b"]);
+      assert.deepEqual(inner.getByKey("ns/a")!.data, { x: "1" });
+      assert.ok(
+        errors.every((e) => e instanceof Error && /410|Expired|gone/i.test(e.message)),
+        "only the 410 reported",
+      );
+    } finally {
+      abort.abort();
+      await done;
+    }
+  });
+}
+
+for (const withTransform of [false, true]) {
+  const how = withTransform ? "with a transform it is stored, not announced" : "announced";
+  test(`Informer: an object relisted changed at the same uid and resourceVersion is ${how}`, async () => {
+    const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
+    const server = decodingListerWatcher(state);
+    const informer = new Informer<KubeObject>(server.lw, {
+      ...FAST,
+      onError: () => {},
+      transform: withTransform ? (obj) => ({ ...obj }) : undefined,
+    });
+    const updates: string[] = [];
+    informer.addEventHandler({ onUpdate: (_old, obj) => void updates.push(obj.metadata.name!) });
+    const abort = new AbortController();
+    const done = informer.run({ signal: abort.signal });
+    try {
+      await eventually(() => informer.hasSynced(), "synced");
+      await eventually(server.watching, "a watch");
+      const a = informer.indexer.getByKey("ns/a");
+      // a at the same version with a default applied on read; b really changed
+      const b = { ...item("b", { x: "3" }) };
+      b.metadata = { ...b.metadata, resourceVersion: "6" };
+      state.items = [item("a", { x: "1", defaulted: "yes" }), b];
+      server.expire();
+      await eventually(() => server.lists() === 2, "a relist");
+      await eventually(() => informer.indexer.getByKey("ns/a") !== a, "a replaced");
+      assert.deepEqual(informer.indexer.getByKey("ns/a")!.data, { x: "1", defaulted: "yes" });
+      // announced in the cache's order, a before b
+      await eventually(() => updates.includes("b"), "b's update delivered");
+      assert.deepEqual(updates, withTransform ? ["b"] : ["a", "b"]);
+    } finally {
+      abort.abort();
+      await done;
+    }
+  });
+}
