@@ -17,8 +17,16 @@ export function sameVersion(held: KubeObjectLike, listed: unknown): boolean {
     typeof uid === "string" && uid !== "" && uid === b.uid;
 }
 
-/** Deeper than this, two values are taken for different (no recursion without a bound). */
+/** Deeper than this, two values are not compared (no recursion without a bound). */
 const MAX_DEPTH = 256;
+
+/** The same JSON content. */
+const SAME = 0;
+/** Provably different JSON content. */
+const DIFFERENT = 1;
+/** Not comparable: a value that is not plain JSON, or nested too deep. */
+const UNKNOWN = 2;
+type Comparison = typeof SAME | typeof DIFFERENT | typeof UNKNOWN;
 
 /**
  * True when `held` and `listed` are the same object content: plain objects
@@ -31,23 +39,42 @@ const MAX_DEPTH = 256;
  * by an upgrade, applied when reading; a changed conversion webhook; an etcd
  * restored without bumping its revisions), and a relist must bring that in.
  * Values nested deeper than 256 levels, and objects that are not plain
- * (a `Map`, a `Date`, a class instance), are taken for different.
+ * (a `Map`, a `Date`, a class instance), are not compared: false.
  */
 export function sameContent(held: unknown, listed: unknown): boolean {
-  if (!isPlainObject(held) || !isPlainObject(listed)) return false;
+  return compareContent(held, listed) === SAME;
+}
+
+/**
+ * True only when `held` and `listed` provably differ in content (as in
+ * {@linkcode sameContent}): a member differs where both are JSON values, or
+ * one has a member the other lacks. Content that cannot be compared (values
+ * that are not plain, or nested deeper than 256 levels) with no provable
+ * difference beside it is not a difference: false.
+ */
+export function contentDiffers(held: unknown, listed: unknown): boolean {
+  return compareContent(held, listed) === DIFFERENT;
+}
+
+function compareContent(held: unknown, listed: unknown): Comparison {
+  if (!isPlainObject(held) || !isPlainObject(listed)) return UNKNOWN;
   let members = 0;
+  let result: Comparison = SAME;
   for (const key in listed) {
     if (!Object.hasOwn(listed, key)) continue;
     if ((key === "kind" || key === "apiVersion") && !Object.hasOwn(held, key)) continue;
     members++;
-    if (!Object.hasOwn(held, key) || !equalJson(held[key], listed[key], 1)) return false;
+    if (!Object.hasOwn(held, key)) return DIFFERENT;
+    const c = compareJson(held[key], listed[key], 1);
+    if (c === DIFFERENT) return DIFFERENT;
+    if (c === UNKNOWN) result = UNKNOWN;
   }
   for (const key in held) {
     if (!Object.hasOwn(held, key)) continue;
     if ((key === "kind" || key === "apiVersion") && !Object.hasOwn(listed, key)) continue;
     members--;
   }
-  return members === 0;
+  return members === 0 ? result : DIFFERENT;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -56,27 +83,40 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Deep equality of two JSON values (plain objects member by member, in any order). */
-function equalJson(a: unknown, b: unknown, depth: number): boolean {
-  if (a === b) return true;
+/**
+ * Compares two JSON values (plain objects member by member, in any order):
+ * a provable difference wins over a part that cannot be compared.
+ */
+function compareJson(a: unknown, b: unknown, depth: number): Comparison {
+  if (a === b) return SAME;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) {
-    return false; // different primitives (NaN never comes from JSON)
+    return DIFFERENT; // different primitives, or a primitive and an object (NaN never comes from JSON)
   }
-  if (depth > MAX_DEPTH) return false;
+  if (depth > MAX_DEPTH) return UNKNOWN;
+  if (Array.isArray(a) !== Array.isArray(b)) return DIFFERENT;
+  let result: Comparison = SAME;
   if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!equalJson(a[i], b[i], depth + 1)) return false;
-    return true;
+    const bs = b as unknown[];
+    if (a.length !== bs.length) return DIFFERENT;
+    for (let i = 0; i < a.length; i++) {
+      const c = compareJson(a[i], bs[i], depth + 1);
+      if (c === DIFFERENT) return DIFFERENT;
+      if (c === UNKNOWN) result = UNKNOWN;
+    }
+    return result;
   }
-  if (Array.isArray(b) || !isPlainObject(a) || !isPlainObject(b)) return false;
+  if (!isPlainObject(a) || !isPlainObject(b)) return UNKNOWN;
   let count = 0;
   for (const key in b) {
     if (!Object.hasOwn(b, key)) continue;
     count++;
-    if (!Object.hasOwn(a, key) || !equalJson(a[key], b[key], depth + 1)) return false;
+    if (!Object.hasOwn(a, key)) return DIFFERENT;
+    const c = compareJson(a[key], b[key], depth + 1);
+    if (c === DIFFERENT) return DIFFERENT;
+    if (c === UNKNOWN) result = UNKNOWN;
   }
   for (const key in a) if (Object.hasOwn(a, key)) count--;
-  return count === 0;
+  return count === 0 ? result : DIFFERENT;
 }
 
 /**

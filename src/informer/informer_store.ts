@@ -4,7 +4,7 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
-import { sameContent } from "../cache/_held_copy.ts";
+import { contentDiffers } from "../cache/_held_copy.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { Indexer, type IndexerLike, type Indexers } from "../cache/indexer.ts";
 import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
@@ -48,12 +48,15 @@ export interface InformerStoreOptions<T extends KubeObjectLike = KubeObject> {
  * - `resync`: an `update` with `oldObject === object` for every object; no I/O.
  *
  * "Changed" means: the two `resourceVersion`s differ or either is missing,
- * or, at the same resourceVersion, the content differs (the API server can
- * serve a changed object at the same version: a default added to a CRD's
- * schema, a changed conversion webhook, an etcd restored without bumping
- * its revisions). An object relisted (or an event replayed) unchanged at
- * the same resourceVersion is stored again but announced to nobody; with a
- * transform, same-version copies are not compared and never announced.
+ * or, at the same resourceVersion, the content provably differs (the API
+ * server can serve a changed object at the same version: a default added
+ * to a CRD's schema, a changed conversion webhook, an etcd restored without
+ * bumping its revisions). Content is compared as JSON: values that are not
+ * plain (class instances, `Date`s) and values nested deeper than 256 levels
+ * are not compared, and count as unchanged. An object relisted (or an event
+ * replayed) unchanged at the same resourceVersion is stored again but
+ * announced to nobody; with a transform, same-version copies are not
+ * compared and never announced.
  * client-go announces every relisted object as an update (a `Replaced`
  * delta); here the periodic resync is the way to re-deliver unchanged
  * objects, and a relist after a reconnection does not flood handlers with
@@ -301,9 +304,10 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
     const a = old.metadata?.resourceVersion;
     const b = next.metadata?.resourceVersion;
     if (!a || !b || a !== b) return true;
-    // The same version: announced only if its content changed (a relisted
-    // object the cache could not reuse). A transformed copy is not compared.
-    return old !== next && !this.#transforms && !sameContent(old, next);
+    // The same version: announced only if its content provably changed (a
+    // relisted object the cache could not reuse). A transformed copy is not
+    // compared.
+    return old !== next && !this.#transforms && contentDiffers(old, next);
   }
 }
 

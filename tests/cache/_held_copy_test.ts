@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { sameContent } from "../../src/cache/_held_copy.ts";
+import { contentDiffers, sameContent } from "../../src/cache/_held_copy.ts";
 
 const base = () => ({
   kind: "ConfigMap",
@@ -79,4 +79,51 @@ test("sameContent: objects that are not plain are different, and so is anything 
   assert.equal(sameContent({ d: nested(20_000) }, { d: nested(20_000) }), false);
   const arrays = (depth: number) => JSON.parse(`${"[".repeat(depth)}1${"]".repeat(depth)}`);
   assert.equal(sameContent({ d: arrays(20_000) }, { d: arrays(20_000) }), false);
+});
+
+test("contentDiffers: only a provable difference counts; content that cannot be compared is no difference", () => {
+  const nested = (depth: number) => JSON.parse(`${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`);
+  class Spec {
+    constructor(public replicas: number) {}
+  }
+  const meta = { name: "a", uid: "u", resourceVersion: "5" };
+  const cases: Array<[string, unknown, unknown, boolean]> = [
+    ["the same", { metadata: meta, data: { x: "1" } }, { metadata: meta, data: { x: "1" } }, false],
+    [
+      "a changed value",
+      { metadata: meta, data: { x: "1" } },
+      { metadata: meta, data: { x: "2" } },
+      true,
+    ],
+    ["a member added", { metadata: meta }, { metadata: meta, data: {} }, true],
+    ["a member gone", { metadata: meta, data: {} }, { metadata: meta }, true],
+    ["an array longer", { metadata: meta, l: [1] }, { metadata: meta, l: [1, 2] }, true],
+    ["Dates", { metadata: meta, t: new Date(0) }, { metadata: meta, t: new Date(0) }, false],
+    [
+      "class instances",
+      { metadata: meta, s: new Spec(1) },
+      { metadata: meta, s: new Spec(2) },
+      false,
+    ],
+    ["a class instance at the top", new Spec(1), new Spec(2), false],
+    ["too deep", { metadata: meta, d: nested(300) }, { metadata: meta, d: nested(300) }, false],
+    [
+      "a Date beside a changed value",
+      { metadata: meta, t: new Date(0), data: { x: "1" } },
+      { metadata: meta, t: new Date(0), data: { x: "2" } },
+      true,
+    ],
+    [
+      "too deep beside a changed value, in either order",
+      { data: { x: "1" }, d: nested(300), e: 1 },
+      { d: nested(300), e: 2, data: { x: "1" } },
+      true,
+    ],
+    ["a Date against a string", { t: new Date(0) }, { t: "1970-01-01T00:00:00Z" }, true],
+    ["an array against an object", { l: [] }, { l: {} }, true],
+  ];
+  for (const [what, held, listed, differs] of cases) {
+    assert.equal(contentDiffers(held, listed), differs, what);
+    if (differs) assert.equal(sameContent(held, listed), false, `${what}: not the same either`);
+  }
 });

@@ -146,3 +146,33 @@ test("informer store: an index function throwing on one listed object leaves out
   assert.deepEqual(store.listKeys(), []);
   assert.deepEqual(changes.slice(2), ["delete ns/good"]);
 });
+
+test("informer store: at the same resourceVersion only a provable content change is announced (class instances, Dates and deep values are not compared)", () => {
+  class Spec {
+    constructor(public replicas: number) {}
+  }
+  let deep: unknown = 1;
+  for (let i = 0; i < 300; i++) deep = { a: deep };
+  const meta = (name: string) => ({
+    name,
+    namespace: "ns",
+    uid: `u-${name}`,
+    resourceVersion: "5",
+  });
+  const items = (x: string) =>
+    [
+      { metadata: meta("cls"), spec: new Spec(1) },
+      { metadata: { ...meta("date"), creationTimestamp: new Date(0) } },
+      { metadata: meta("deep"), spec: structuredClone(deep) },
+      { metadata: meta("plain"), data: { x } },
+      { metadata: meta("date-and-data"), t: new Date(0), data: { x } },
+    ] as unknown as KubeObject[];
+  const { store, changes } = recording();
+  store.replace(items("1"), "5");
+  changes.length = 0;
+  store.replace(items("1"), "5"); // a relist of new copies, nothing changed
+  for (const obj of items("1")) store.update(obj); // replayed events
+  assert.deepEqual(changes, []);
+  store.replace(items("2"), "5"); // served changed at the same version
+  assert.deepEqual(changes, ["update ns/plain", "update ns/date-and-data"]);
+});
