@@ -509,7 +509,8 @@ function machineLine(machine) {
     } at the end`
     : `load average ${machine.loadavg[0].toFixed(2)} at the end`;
   const runs = `${machine.runs} interleaved run(s) per workload` +
-    (machine.runs100k !== machine.runs ? `, ${machine.runs100k} at 100k objects` : "");
+    (machine.runs100k !== machine.runs ? `, ${machine.runs100k} at 100k objects` : "") +
+    `, ${machine.runs * 2} of watch throughput`;
   return `${machine.date.slice(0, 10)}; ${machine.nproc} CPUs (${machine.cpuModel}), ` +
     `${machine.memoryGiB.toFixed(1)} GiB memory, Linux ${machine.kernel}, ${load}; ` +
     `Node ${machine.node}; @kubernetes/client-node ${machine.clientNode}; ` +
