@@ -14,6 +14,7 @@ import {
 import { UnexpectedKindError } from "../../src/api/errors.ts";
 import type { KubeList, KubeObject, KubeObjectLike } from "../../src/api/types.ts";
 import { Indexer } from "../../src/cache/indexer.ts";
+import type { Store } from "../../src/cache/store.ts";
 import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
 import { Informer } from "../../src/informer/informer.ts";
 import { listAllPages } from "../../src/reflector/list_pager.ts";
@@ -226,18 +227,7 @@ test("Reflector: a store without unchanged still relists (every object the liste
   try {
     for (let i = 0; i < 5; i++) server.create(configMap(`cm-${i}`));
     const inner = new Indexer<KubeObject>(metaNamespaceKeyFunc);
-    // only the Store methods, no unchanged
-    const store = {
-      add: (o: KubeObject) => inner.add(o),
-      update: (o: KubeObject) => inner.update(o),
-      delete: (o: KubeObject) => inner.delete(o),
-      list: () => inner.list(),
-      listKeys: () => inner.listKeys(),
-      get: (o: KubeObject) => inner.get(o),
-      getByKey: (k: string) => inner.getByKey(k),
-      replace: (items: KubeObject[], rv: string) => inner.replace(items, rv),
-      resync: () => {},
-    };
+    const store = storeMethodsOf(inner); // only the Store methods, no unchanged
     const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
       apiVersion: "v1",
       resource: "configmaps",
@@ -551,15 +541,7 @@ for (const answer of ["false", "a throw"] as const) {
     let asked = 0;
     // a store of someone else's, with its own idea of what unchanged means
     const store = {
-      add: (o: KubeObject) => inner.add(o),
-      update: (o: KubeObject) => inner.update(o),
-      delete: (o: KubeObject) => inner.delete(o),
-      list: () => inner.list(),
-      listKeys: () => inner.listKeys(),
-      get: (o: KubeObject) => inner.get(o),
-      getByKey: (k: string) => inner.getByKey(k),
-      replace: (items: KubeObject[], rv: string) => inner.replace(items, rv),
-      resync: () => {},
+      ...storeMethodsOf(inner),
       unchanged: (_o: KubeObject): boolean => {
         asked++;
         if (answer === "a throw") throw new Error("not that kind of unchanged");
@@ -628,4 +610,19 @@ for (const withTransform of [false, true]) {
       await done;
     }
   });
+}
+
+/** A store of someone else's: the Store methods of `inner`, and no `unchanged`. */
+function storeMethodsOf(inner: Indexer<KubeObject>): Store<KubeObject> {
+  return {
+    add: (o: KubeObject) => inner.add(o),
+    update: (o: KubeObject) => inner.update(o),
+    delete: (o: KubeObject) => inner.delete(o),
+    list: () => inner.list(),
+    listKeys: () => inner.listKeys(),
+    get: (o: KubeObject) => inner.get(o),
+    getByKey: (k: string) => inner.getByKey(k),
+    replace: (items: KubeObject[], rv: string) => inner.replace(items, rv),
+    resync: () => {},
+  };
 }
