@@ -119,11 +119,40 @@ test("contentDiffers: only a provable difference counts; content that cannot be 
       { d: nested(300), e: 2, data: { x: "1" } },
       true,
     ],
-    ["a Date against a string", { t: new Date(0) }, { t: "1970-01-01T00:00:00Z" }, true],
+    // a Date stands for its JSON string: not compared
+    ["a Date against its JSON", { t: new Date(0) }, { t: "1970-01-01T00:00:00.000Z" }, false],
+    ["a class instance against null", { s: new Spec(1) }, { s: null }, false],
+    ["a class instance against an array", { s: new Spec(1) }, { s: [1] }, false],
     ["an array against an object", { l: [] }, { l: {} }, true],
   ];
   for (const [what, held, listed, differs] of cases) {
     assert.equal(contentDiffers(held, listed), differs, what);
     if (differs) assert.equal(sameContent(held, listed), false, `${what}: not the same either`);
   }
+});
+
+test("sameContent and contentDiffers end on objects that share parts or hold cycles (a walk per path would be exponential)", () => {
+  // a part reachable twice from its parent, 300 levels down: 2^300 paths
+  const dag = (depth: number) => {
+    let node: Record<string, unknown> = { leaf: 1 };
+    for (let i = 0; i < depth; i++) node = { l: node, r: node };
+    return node;
+  };
+  const cyclic = () => {
+    const s: Record<string, unknown> = { x: 1 };
+    s.l = s;
+    s.r = s;
+    return s;
+  };
+  for (const [what, make] of [["shared parts", () => dag(300)], ["cycles", cyclic]] as const) {
+    const held = { metadata: { name: "a" }, spec: make() };
+    const listed = { metadata: { name: "a" }, spec: make() };
+    assert.equal(sameContent(held, listed), false, `${what}: not the same`);
+    assert.equal(contentDiffers(held, listed), false, `${what}: no provable difference`);
+    // a provable difference beside it, compared first, still counts
+    const changed = { data: { x: "2" }, ...listed };
+    assert.equal(contentDiffers({ data: { x: "1" }, ...held }, changed), true, what);
+  }
+  // shared parts within the depth limit: equal, and compared within the budget
+  assert.equal(sameContent({ spec: dag(15) }, { spec: dag(15) }), true);
 });
