@@ -42,6 +42,7 @@ import {
   until,
 } from "./_measure.ts";
 import { nameOf, SENT_ANNOTATION } from "./_objects.ts";
+import process from "node:process";
 
 /** The part of an object the driver reads. */
 export interface BenchObject {
@@ -126,6 +127,10 @@ export async function runContender(
       );
     });
     const t0 = epochMs();
+    // --marks: the timed window in the monotonic clock a --cpu-prof profile
+    // uses (µs), so that scripts/profile_window.mjs can cut the profile to it
+    if (args.marks) console.error(`MARK0 ${process.hrtime.bigint() / 1000n}`);
+    const cpu0 = process.cpuUsage();
     const { fromResourceVersion } = await control(server, "modify", { count, rate });
     target = fromResourceVersion + count - 1;
     if (maxSeen >= target) { // (the last event came before the answer)
@@ -135,7 +140,9 @@ export async function runContender(
     await seen;
     clearTimeout(timer);
     onLast = undefined;
-    return { t0, ms: tLast - t0, calls };
+    const cpu = process.cpuUsage(cpu0);
+    if (args.marks) console.error(`MARK1 ${process.hrtime.bigint() / 1000n}`);
+    return { t0, ms: tLast - t0, calls, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
 
   const ctx: SubjectContext = { server, resource, objects, args, onModified };
@@ -184,6 +191,7 @@ export async function runContender(
       handlerCalls: r.calls,
       ms: r.ms,
       eventsPerSec: (events / r.ms) * 1000,
+      cpuUsPerEvent: (r.cpuMs * 1000) / events,
       peakRssBytes: peakRss(),
       heapBytes: heapAfterGc() - h0,
     });

@@ -4,10 +4,12 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
-import type { KeyFunc } from "./key_func.ts";
+import { type KeyFunc, metaNamespaceKeyFunc } from "./key_func.ts";
+import { namespaceIndexFunc } from "./namespace_index.ts";
 import { type Store, throwRejected } from "./store.ts";
 import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_table.ts";
 import { heldCopy } from "./_held_copy.ts";
+import { keyedUpdate } from "./_keyed_update.ts";
 
 /**
  * Computes the values under which an object is indexed: none, one (a
@@ -118,21 +120,34 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   }
 
   update(obj: T): void {
-    const key = this.#keyFunc(obj);
+    this[keyedUpdate](this.#keyFunc(obj), obj);
+  }
+
+  /**
+   * `update` with the key already computed (it must be `keyFunc(obj)`);
+   * returns the object it replaced. Internal: see `_keyed_update.ts`.
+   *
+   * @ignore
+   */
+  [keyedUpdate](key: string, obj: T): T | undefined {
+    const old = this.#items.get(key);
     const n = this.#names.length;
     if (n === 1) {
       // one index (the usual namespace index): no values array
-      const value = checkValues(this.#names[0], this.#funcs[0](obj));
-      this.#tableList[0].set(key, this.#filedUnder(this.#items.get(key), obj, 0), value);
+      if (old === undefined || !this.#keyFiled(0)) {
+        const value = checkValues(this.#names[0], this.#funcs[0](obj));
+        this.#tableList[0].set(key, this.#filedUnder(old, obj, 0), value);
+      }
     } else if (n > 1) {
       // every value first, so that a throwing index function changes nothing
       const values = this.#funcs.map((f, i) => checkValues(this.#names[i], f(obj)));
-      const old = this.#items.get(key);
       for (let i = 0; i < n; i++) {
+        if (old !== undefined && this.#keyFiled(i)) continue;
         this.#tableList[i].set(key, this.#filedUnder(old, obj, i), values[i]);
       }
     }
     this.#items.set(key, obj);
+    return old;
   }
 
   delete(obj: T): void {
@@ -279,6 +294,17 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
    * it is the very object being stored again (`incoming`): then it was
    * mutated in place and says nothing about where it was filed.
    */
+  /**
+   * Whether index `i` files every object under a value its key alone
+   * determines: the namespace index under `namespace/name` keys (a key
+   * holds the namespace, "" when it has none). Then replacing an object
+   * stored under the same key never moves it in that index, and an update
+   * skips the index function (twice), its array and the bucket lookups.
+   */
+  #keyFiled(i: number): boolean {
+    return this.#funcs[i] === namespaceIndexFunc && this.#keyFunc === metaNamespaceKeyFunc;
+  }
+
   #filedUnder(stored: T | undefined, incoming: T, i: number): Filed | undefined {
     if (stored === undefined) return NONE;
     if (stored === incoming) return undefined;

@@ -7,6 +7,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { contentDiffers } from "../cache/_held_copy.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { Indexer, type IndexerLike, type Indexers } from "../cache/indexer.ts";
+import { keyedUpdate } from "../cache/_keyed_update.ts";
 import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts";
 import type { InformerChange } from "./informer_change.ts";
@@ -142,9 +143,17 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   update(obj: T): void {
     const key = this.#keyFunc(obj);
-    const next = this.#transform(obj);
-    const old = this.#indexer.getByKey(key);
-    this.#indexer.update(next);
+    let next = obj;
+    let old: T | undefined;
+    if (this.#transforms) {
+      // the indexer keys the transformed object itself
+      next = this.#transform(obj);
+      old = this.#indexer.getByKey(key);
+      this.#indexer.update(next);
+    } else {
+      // one key per event: computed here, hashed once, the stored copy found once
+      old = this.#indexer[keyedUpdate](key, obj);
+    }
     if (!old) this.#onChange({ type: "add", key, object: next, isInInitialList: false });
     else if (this.#changed(old, next)) {
       this.#onChange({ type: "update", key, oldObject: old, object: next });

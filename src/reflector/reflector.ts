@@ -160,6 +160,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   #saving: Promise<void> = Promise.resolve();
   #running = false;
   #status: ReflectorStatus;
+  /** `status.lastEventAt` was set in the current synchronous run of events. */
+  #eventStamped = false;
   readonly #waiters = new Set<{ settle: (err?: Error) => void }>();
 
   /**
@@ -536,7 +538,13 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       call("state", info);
     };
     forward.event = (type, rv) => {
-      this.#status.lastEventAt = this.#options.clock.now();
+      // The events of one network read are handed on in one synchronous
+      // run: they arrived together, so the clock is read once per run.
+      if (!this.#eventStamped) {
+        this.#eventStamped = true;
+        this.#status.lastEventAt = this.#options.clock.now();
+        queueMicrotask(() => (this.#eventStamped = false));
+      }
       try {
         user?.event?.(type, rv); // once per event: no argument arrays
       } catch { /* observers must not break the reflector */ }

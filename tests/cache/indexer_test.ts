@@ -403,3 +403,47 @@ test("indexer replace with the same object twice under one key indexes it once (
   assert.deepEqual(store.indexKeys(NAMESPACE_INDEX, "ns-1"), ["ns-1/cm-1"]);
   assert.equal(store.getByKey("ns-1/cm-1")!.metadata.resourceVersion, "other");
 });
+
+/** A ConfigMap whose `metadata.namespace` counts its reads. */
+function countingNamespace(name: string, namespace: string | undefined, rv: string) {
+  const reads = { count: 0 };
+  const metadata = { name, resourceVersion: rv } as KubeObject["metadata"];
+  Object.defineProperty(metadata, "namespace", {
+    enumerable: true,
+    get: () => {
+      reads.count++;
+      return namespace;
+    },
+  });
+  return { obj: { kind: "ConfigMap", metadata } as KubeObject, reads };
+}
+
+test("namespace index under namespace/name keys: replacing an object under its key skips the index function, and the index stays right", () => {
+  const idx = new Indexer<KubeObject>(metaNamespaceKeyFunc, {
+    [NAMESPACE_INDEX]: namespaceIndexFunc,
+  });
+  for (const ns of ["a", "", undefined]) {
+    const first = countingNamespace("x", ns, "1");
+    idx.add(first.obj);
+    const second = countingNamespace("x", ns, "2");
+    first.reads.count = 0;
+    idx.update(second.obj);
+    // the key function reads the new object's namespace; the index function reads neither
+    assert.equal(second.reads.count, 1, `namespace ${ns}`);
+    assert.equal(first.reads.count, 0, `namespace ${ns}`);
+    const key = ns ? `${ns}/x` : "x";
+    assert.deepEqual(idx.indexKeys(NAMESPACE_INDEX, ns ?? ""), [key]);
+    assert.equal(idx.getByKey(key), second.obj);
+  }
+  assert.deepEqual(idx.listIndexFuncValues(NAMESPACE_INDEX).sort(), ["", "a"]);
+  // another key function, or another index function, is not trusted that way
+  const other = new Indexer<KubeObject>((o) => o.metadata.name!, {
+    [NAMESPACE_INDEX]: namespaceIndexFunc,
+  });
+  const a = countingNamespace("x", "a", "1");
+  other.add(a.obj);
+  const b = countingNamespace("x", "b", "2"); // same key, another namespace
+  other.update(b.obj);
+  assert.deepEqual(other.indexKeys(NAMESPACE_INDEX, "a"), []);
+  assert.deepEqual(other.indexKeys(NAMESPACE_INDEX, "b"), ["x"]);
+});

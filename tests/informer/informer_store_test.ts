@@ -4,6 +4,7 @@ import type { KubeObject } from "../../src/api/types.ts";
 import { DeletedFinalStateUnknown } from "../../src/cache/deleted_final_state_unknown.ts";
 import type { InformerChange } from "../../src/informer/informer_change.ts";
 import { InformerStore } from "../../src/informer/informer_store.ts";
+import type { Indexers } from "../../src/cache/indexer.ts";
 
 const o = (name: string, rv?: string, ns = "ns"): KubeObject => ({
   metadata: { name, namespace: ns, resourceVersion: rv },
@@ -175,4 +176,23 @@ test("informer store: at the same resourceVersion only a provable content change
   assert.deepEqual(changes, []);
   store.replace(items("2"), "5"); // served changed at the same version
   assert.deepEqual(changes, ["update ns/plain", "update ns/date-and-data"]);
+});
+
+test("an event computes the object's key once (the store hands it to its indexer), with or without indexes", () => {
+  const byName = (x: KubeObject) => [x.metadata.name!];
+  for (const indexers of [{}, { byName }] as Indexers<KubeObject>[]) {
+    let keys = 0;
+    const changes: string[] = [];
+    const store = new InformerStore<KubeObject>({
+      onChange: (c) => void changes.push(c.type === "synced" ? c.type : `${c.type} ${c.key}`),
+      keyFunc: (x) => (keys++, `${x.metadata.namespace}/${x.metadata.name}`),
+      indexers,
+    });
+    store.update(o("a", "1"));
+    store.update(o("a", "2"));
+    assert.equal(keys, 2, "one key per event");
+    assert.deepEqual(changes, ["add ns/a", "update ns/a"]);
+    assert.equal(store.getByKey("ns/a")?.metadata.resourceVersion, "2");
+    if ("byName" in indexers) assert.deepEqual(store.byIndex("byName", "a").length, 1);
+  }
 });

@@ -23,7 +23,7 @@ import { systemClock } from "../../src/async/clock.ts";
 import { Reflector, type ReflectorOptions } from "../../src/reflector/reflector.ts";
 import type { ErrorPhase } from "../../src/reflector/watcher_options.ts";
 import { ManualClock } from "../../testkit.ts";
-import { cm, ev, events, ScriptedListerWatcher } from "./_scripted_lister_watcher.ts";
+import { cm, ev, events, ScriptedListerWatcher, untilAborted } from "./_scripted_lister_watcher.ts";
 
 const GONE = () => new KubeStatusError({ code: 410, status: { reason: "Expired" } });
 /**
@@ -570,6 +570,36 @@ test("status shows when the store is stale: watching, since when, the last event
     await t.stop();
   }
   assert.equal(t.reflector.status.state, "stopped");
+});
+
+test("status.lastEventAt is when the last read of events arrived (read once per synchronous run of events, not once per event)", async () => {
+  let next!: () => void;
+  const gate = new Promise<void>((resolve) => (next = resolve));
+  const t = await setup({}, undefined, (lw) => {
+    lw.onWatch = (o) =>
+      (async function* () {
+        o.onConnected?.();
+        yield ev("MODIFIED", cm("a", "11"));
+        yield ev("MODIFIED", cm("b", "12"));
+        await gate; // a later network read
+        yield ev("MODIFIED", cm("a", "13"));
+        await untilAborted(o.signal);
+      })();
+  });
+  try {
+    await t.reflector.synced;
+    await t.clock.flush();
+    const first = t.reflector.status.lastEventAt;
+    assert.equal(first, t.clock.now());
+    await t.clock.advance(5_000);
+    assert.equal(t.reflector.status.lastEventAt, first, "no event since");
+    next();
+    await t.clock.flush();
+    assert.equal(t.store.getByKey("ns/a")?.metadata.resourceVersion, "13");
+    assert.equal(t.reflector.status.lastEventAt, first! + 5_000, "the later read is stamped anew");
+  } finally {
+    await t.stop();
+  }
 });
 
 test("a ListerWatcher whose stream ignores its signal cannot freeze the reflector: the idle deadline still moves on, and run() settles on abort", async () => {
