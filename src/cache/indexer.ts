@@ -134,7 +134,7 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     const n = this.#names.length;
     if (n === 1) {
       // one index (the usual namespace index): no values array
-      if (old === undefined || !this.#keyFiled(0)) {
+      if (old === undefined || !this.#keyFiled(0, old, obj)) {
         const value = checkValues(this.#names[0], this.#funcs[0](obj));
         this.#tableList[0].set(key, this.#filedUnder(old, obj, 0), value);
       }
@@ -142,7 +142,7 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
       // every value first, so that a throwing index function changes nothing
       const values = this.#funcs.map((f, i) => checkValues(this.#names[i], f(obj)));
       for (let i = 0; i < n; i++) {
-        if (old !== undefined && this.#keyFiled(i)) continue;
+        if (old !== undefined && this.#keyFiled(i, old, obj)) continue;
         this.#tableList[i].set(key, this.#filedUnder(old, obj, i), values[i]);
       }
     }
@@ -287,6 +287,19 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   }
 
   /**
+   * Whether index `i` leaves `stored` where it is when `incoming` replaces
+   * it under the same key, without running the index function: the
+   * namespace index under `namespace/name` keys, when both objects have the
+   * same namespace (a key holds the namespace; the check also catches a
+   * stored tombstone or a stored object someone changed). An update then
+   * skips the index function (twice), its arrays and the bucket lookups.
+   */
+  #keyFiled(i: number, stored: T, incoming: T): boolean {
+    return this.#funcs[i] === namespaceIndexFunc && this.#keyFunc === metaNamespaceKeyFunc &&
+      (stored.metadata?.namespace ?? "") === (incoming.metadata?.namespace ?? "");
+  }
+
+  /**
    * What the stored object `stored` was filed under in the `i`th index,
    * recomputed (as client-go does; remembering it cost about 30 bytes per
    * object); nothing when there is none; `undefined` (unknown: the index
@@ -294,17 +307,6 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
    * it is the very object being stored again (`incoming`): then it was
    * mutated in place and says nothing about where it was filed.
    */
-  /**
-   * Whether index `i` files every object under a value its key alone
-   * determines: the namespace index under `namespace/name` keys (a key
-   * holds the namespace, "" when it has none). Then replacing an object
-   * stored under the same key never moves it in that index, and an update
-   * skips the index function (twice), its array and the bucket lookups.
-   */
-  #keyFiled(i: number): boolean {
-    return this.#funcs[i] === namespaceIndexFunc && this.#keyFunc === metaNamespaceKeyFunc;
-  }
-
   #filedUnder(stored: T | undefined, incoming: T, i: number): Filed | undefined {
     if (stored === undefined) return NONE;
     if (stored === incoming) return undefined;

@@ -542,8 +542,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       // run: they arrived together, so the clock is read once per run.
       if (!this.#eventStamped) {
         this.#eventStamped = true;
+        queueMicrotask(() => (this.#eventStamped = false)); // (before a clock that may throw)
         this.#status.lastEventAt = this.#options.clock.now();
-        queueMicrotask(() => (this.#eventStamped = false));
       }
       try {
         user?.event?.(type, rv); // once per event: no argument arrays

@@ -572,31 +572,46 @@ test("status shows when the store is stale: watching, since when, the last event
   assert.equal(t.reflector.status.state, "stopped");
 });
 
-test("status.lastEventAt is when the last read of events arrived (read once per synchronous run of events, not once per event)", async () => {
-  let next!: () => void;
-  const gate = new Promise<void>((resolve) => (next = resolve));
+test("status.lastEventAt is when the last read of events arrived: the clock is read once per read, not once per event", async () => {
+  const gate = () => {
+    let resolve!: () => void;
+    const promise = new Promise<void>((r) => (resolve = r));
+    return { promise, resolve };
+  };
+  const gates = [gate(), gate()];
   const t = await setup({}, undefined, (lw) => {
-    lw.onWatch = (o) =>
+    // one array per network read, as the HTTP lister-watcher hands them on
+    (lw as { watchBatches?: unknown }).watchBatches = (o: WatchOptions) =>
       (async function* () {
         o.onConnected?.();
-        yield ev("MODIFIED", cm("a", "11"));
-        yield ev("MODIFIED", cm("b", "12"));
-        await gate; // a later network read
-        yield ev("MODIFIED", cm("a", "13"));
+        for (const [n, gate] of gates.entries()) {
+          await gate.promise;
+          yield Array.from(
+            { length: 50 },
+            (_, i) => ev("MODIFIED", cm(`o${i}`, String(100 * (n + 1) + i))),
+          );
+        }
         await untilAborted(o.signal);
       })();
   });
   try {
     await t.reflector.synced;
     await t.clock.flush();
-    const first = t.reflector.status.lastEventAt;
-    assert.equal(first, t.clock.now());
-    await t.clock.advance(5_000);
-    assert.equal(t.reflector.status.lastEventAt, first, "no event since");
-    next();
+    const now = t.clock.now.bind(t.clock);
+    let reads = 0;
+    t.clock.now = () => (reads++, now());
+    const start = t.clock.now();
+    gates[0].resolve();
     await t.clock.flush();
-    assert.equal(t.store.getByKey("ns/a")?.metadata.resourceVersion, "13");
-    assert.equal(t.reflector.status.lastEventAt, first! + 5_000, "the later read is stamped anew");
+    assert.equal(t.store.getByKey("ns/o49")?.metadata.resourceVersion, "149");
+    assert.equal(t.reflector.status.lastEventAt, start);
+    assert.ok(reads < 10, `${reads} clock reads for one read of 50 events`);
+    await t.clock.advance(5_000);
+    assert.equal(t.reflector.status.lastEventAt, start, "no event since");
+    gates[1].resolve();
+    await t.clock.flush();
+    assert.equal(t.store.getByKey("ns/o49")?.metadata.resourceVersion, "249");
+    assert.equal(t.reflector.status.lastEventAt, start + 5_000, "the later read is stamped anew");
   } finally {
     await t.stop();
   }
