@@ -1,10 +1,12 @@
 import { KubeNetworkError } from "../api/errors.ts";
+import { StrictUtf8Decoder } from "./_strict_utf8_decoder.ts";
 
 /**
  * The body's bytes are not valid UTF-8 (thrown by {@linkcode bodyText};
  * each decoder turns it into its own typed error). `byteOffset` is the
- * start of the chunk holding the bad sequence (or the body's end, for a
- * sequence cut short by it).
+ * start of the chunk in which the bad sequence was found (a sequence begun
+ * at the end of one chunk is judged with the next), or the body's end, for
+ * a sequence cut short by it.
  */
 export class InvalidUtf8Error extends Error {
   readonly byteOffset: number;
@@ -31,7 +33,8 @@ const BOM = 0xfeff;
  * default `TextDecoder` would (JSON text never starts with U+FEFF; a
  * Kubernetes server never sends one). Invalid UTF-8 throws an
  * {@linkcode InvalidUtf8Error} rather than being replaced with U+FFFD: a
- * proxy that mangles bytes must not silently change object content.
+ * proxy that mangles bytes must not silently change object content (see
+ * `StrictUtf8Decoder`, which does this at the cost of a replacing decoder).
  */
 export async function* bodyText(
   body: ReadableStream<Uint8Array>,
@@ -39,16 +42,16 @@ export async function* bodyText(
   what: string,
 ): AsyncGenerator<string, void, undefined> {
   const reader = body.getReader();
-  const decoder = new TextDecoder("utf-8", { ignoreBOM: true, fatal: true });
+  const decoder = new StrictUtf8Decoder();
   const onAbort = () => void reader.cancel(signal?.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
   let finished = false;
   let atStart = true;
   let bytes = 0;
-  const decode = (chunk?: Uint8Array): string => {
+  const decode = (chunk: Uint8Array): string => {
     let text: string;
     try {
-      text = chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode();
+      text = decoder.decode(chunk);
     } catch {
       throw new InvalidUtf8Error(bytes);
     }
@@ -71,8 +74,11 @@ export async function* bodyText(
       signal?.throwIfAborted();
       if (chunk.done) {
         finished = true;
-        const rest = decode();
-        if (rest) yield rest;
+        try {
+          decoder.end();
+        } catch {
+          throw new InvalidUtf8Error(bytes);
+        }
         return;
       }
       const text = decode(chunk.value);
