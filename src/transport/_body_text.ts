@@ -3,10 +3,10 @@ import { StrictUtf8Decoder } from "./_strict_utf8_decoder.ts";
 
 /**
  * The body's bytes are not valid UTF-8 (thrown by {@linkcode bodyText};
- * each decoder turns it into its own typed error). `byteOffset` is the
- * start of the chunk in which the bad sequence was found (a sequence begun
- * at the end of one chunk is judged with the next), or the body's end, for
- * a sequence cut short by it.
+ * each decoder turns it into its own typed error). `byteOffset` is where
+ * the bytes in which the bad sequence was found start: a chunk, or the
+ * start of a sequence the chunk before it cut (judged with it), or for a
+ * body that ends inside a sequence, where that sequence starts.
  */
 export class InvalidUtf8Error extends Error {
   readonly byteOffset: number;
@@ -47,13 +47,12 @@ export async function* bodyText(
   signal?.addEventListener("abort", onAbort, { once: true });
   let finished = false;
   let atStart = true;
-  let bytes = 0;
   const decode = (chunk: Uint8Array): string => {
     let text: string;
     try {
       text = decoder.decode(chunk);
     } catch {
-      throw new InvalidUtf8Error(bytes);
+      throw new InvalidUtf8Error(decoder.decodedBytes);
     }
     if (atStart && text !== "") {
       atStart = false;
@@ -77,12 +76,11 @@ export async function* bodyText(
         try {
           decoder.end();
         } catch {
-          throw new InvalidUtf8Error(bytes);
+          throw new InvalidUtf8Error(decoder.decodedBytes);
         }
         return;
       }
       const text = decode(chunk.value);
-      bytes += chunk.value.byteLength;
       if (text) yield text;
     }
   } finally {

@@ -172,3 +172,79 @@ test("StrictUtf8Decoder holds at most 3 bytes of an unfinished sequence, and the
   assert.equal(cut.decode(new Uint8Array([0x61, 0xe2, 0x9c])), "a");
   assert.throws(() => cut.end(), TypeError);
 });
+
+/** A Uint8Array whose slice is a view, as Node's Buffer's is. */
+class ViewSlice extends Uint8Array {
+  override slice(start?: number, end?: number): Uint8Array<ArrayBuffer> {
+    return this.subarray(start, end) as Uint8Array<ArrayBuffer>;
+  }
+}
+
+test("StrictUtf8Decoder copies the bytes it holds: a producer that reuses its buffer (Node's Buffer slices are views) changes nothing", () => {
+  const decoder = new StrictUtf8Decoder();
+  const first = new ViewSlice([0x41, 0xe2, 0x9c]);
+  assert.equal(decoder.decode(first), "A");
+  first.set([0x42, 0x43, 0x44]); // reused for the next read
+  assert.equal(decoder.decode(new ViewSlice([0x93])), "✓");
+  decoder.end();
+  const g = globalThis as { Buffer?: { from(bytes: number[]): Uint8Array } };
+  if (g.Buffer) {
+    const again = new StrictUtf8Decoder();
+    const chunk = g.Buffer.from([0x41, 0xe2, 0x9c]);
+    assert.equal(again.decode(chunk), "A");
+    chunk[2] = 0x9d;
+    assert.equal(again.decode(g.Buffer.from([0x93])), "✓");
+  }
+});
+
+test("StrictUtf8Decoder holds only the start of a sequence that can still be valid, and counts where failing bytes start", () => {
+  const failsAt = (chunks: number[][]): number | string => {
+    const decoder = new StrictUtf8Decoder();
+    try {
+      for (const c of chunks) decoder.decode(new Uint8Array(c));
+      decoder.end();
+    } catch (err) {
+      assert.ok(err instanceof TypeError);
+      return decoder.decodedBytes;
+    }
+    return "no error";
+  };
+  // Not a possible start (F0 80, E0 80, ED A0, F4 90, C0, C1, F5, FF): judged in its own chunk.
+  for (
+    const bad of [[0xf0, 0x80], [0xe0, 0x80], [0xed, 0xa0], [0xf4, 0x90], [0xc0], [0xc1], [0xf5], [
+      0xff,
+    ], [0xf0, 0x9f, 0x41]]
+  ) {
+    assert.equal(failsAt([[0x41, 0x42, ...bad], [0x80], [0x41]]), 0, `41 42 ${bad}`);
+  }
+  // A possible start is held and judged with the next chunk, counted from where it starts.
+  assert.equal(failsAt([[0x41, 0xe2, 0x9c], [0x41]]), 1);
+  assert.equal(failsAt([[0x41, 0x42], [0x43, 0xf0, 0x9f], [0x98], [0x41]]), 3);
+  // A body that ends inside a sequence: where the sequence starts.
+  assert.equal(failsAt([[0x41, 0x42, 0xf0, 0x9f, 0x98]]), 2);
+  assert.equal(failsAt([[0x41, 0xc3, 0xa9], [0xe2, 0x9c, 0x93]]), "no error");
+});
+
+test("StrictUtf8Decoder refuses what only claims to be a buffer with a TypeError, and takes a SharedArrayBuffer", () => {
+  const decoder = new StrictUtf8Decoder();
+  const fakes: unknown[] = [
+    { [Symbol.toStringTag]: "ArrayBuffer" },
+    { [Symbol.toStringTag]: "ArrayBuffer", length: 1, 0: 0x41 },
+    {
+      get [Symbol.toStringTag]() {
+        throw new RangeError("no");
+      },
+    },
+    [0x41],
+    null,
+  ];
+  for (const fake of fakes) {
+    assert.throws(() => decoder.decode(fake as Uint8Array), TypeError);
+  }
+  if (typeof SharedArrayBuffer === "function") {
+    const shared = new SharedArrayBuffer(2);
+    new Uint8Array(shared).set([0x68, 0x69]);
+    assert.equal(decoder.decode(shared as unknown as Uint8Array), "hi");
+    assert.equal(decoder.decode(new Uint8Array(shared)), "hi");
+  }
+});
