@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
+import { mulberry32 } from "../_fixtures.ts";
 import type { KubeObject } from "../../src/api/types.ts";
 import { Indexer, type Indexers, type IndexFunc } from "../../src/cache/indexer.ts";
 import { KeyError } from "../../src/cache/key_error.ts";
@@ -265,18 +266,6 @@ test("indexer constructor rejects bad arguments", () => {
   assert.equal(new Indexer(metaNamespaceKeyFunc).size, 0);
 });
 
-/** mulberry32: a small seeded PRNG, so a failure replays exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The reference index: recomputed from scratch from a plain Map. */
 function recompute(model: Map<string, Pod>, indexFunc: IndexFunc<Pod>): Map<string, string[]> {
   const index = new Map<string, Set<string>>();
@@ -291,7 +280,7 @@ function recompute(model: Map<string, Pod>, indexFunc: IndexFunc<Pod>): Map<stri
 
 test("indexer matches a recomputed reference model over 2,000 random operations", () => {
   const seed = 20240611;
-  const rand = prng(seed);
+  const rand = mulberry32(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const NAMES = ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"];
   const NAMESPACES = ["", "ns1", "ns2", "ns3"];

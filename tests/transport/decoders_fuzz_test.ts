@@ -16,7 +16,7 @@
 import assert from "node:assert/strict";
 import process from "node:process";
 import { test } from "../_test.ts";
-import { chunkedBody } from "../_fixtures.ts";
+import { chunkedBody, mulberry32 } from "../_fixtures.ts";
 import { KubeNetworkError, WatchDecodeError } from "../../src/api/errors.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import type { WatchEvent } from "../../src/api/types.ts";
@@ -36,18 +36,6 @@ function seeds(): number[] {
   }
   if (!given) return [1, 2, 3, 0xc0ffee];
   return given.split(",").map((s) => Number(s.trim()) >>> 0);
-}
-
-/** mulberry32: a small, fast, seeded PRNG giving floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 class Rand {

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
+import { mulberry32 } from "../_fixtures.ts";
 import { StrictUtf8Decoder } from "../../src/transport/_strict_utf8_decoder.ts";
 
 const enc = new TextEncoder();
@@ -95,18 +96,6 @@ test("StrictUtf8Decoder reads every sequence, valid or not, as a fatal TextDecod
     }
   }
 });
-
-/** mulberry32: a small, fast, seeded PRNG giving floats in [0, 1). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test("StrictUtf8Decoder agrees with a fatal TextDecoder on seeded random text and bytes in random chunks", () => {
   const pieces = ["a", '{"k":1}', "é", "✓", "😀", "\uFFFD", "\uFEFF", "\u2028", "\n"];
