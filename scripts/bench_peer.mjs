@@ -18,8 +18,11 @@
 //      --no-write prevents it), with benchmarks/peer/notes.md (hand-written
 //      analysis, optional) after the targets. Raw results go to the cache folder.
 //
+//   Every workload runs one contender at a time, except side-by-side, which
+//   runs them all at once on the same events (see benchmarks/peer/_driver.ts).
+//
 // Options: --runs N, --quick (small sizes, 1 run), --only w1,w2 (workloads:
-// sync, pods, throughput, latency, relist), --runs-100k N (runs at 100k
+// sync, pods, throughput, side-by-side, latency, relist), --runs-100k N (runs at 100k
 // objects; default: --runs), --no-build, --update, --write, --no-write,
 // --report FILE (render an earlier run's raw results; no measuring).
 // Not part of `npm test`: a benchmark, with no pass/fail.
@@ -237,6 +240,27 @@ const workloads = [
     contenders: [C.baseline, C.watcher, C.informer, C.peer],
   },
   {
+    group: "side-by-side",
+    id: "side-by-side",
+    title: `CPU per watch event, all contenders at once on the same ${
+      (quick ? 10_000 : 200_000).toLocaleString("en")
+    } MODIFIED events after ${
+      (quick ? 2_000 : 20_000).toLocaleString("en")
+    } not counted (1,000 ConfigMaps)`,
+    workload: "side-by-side",
+    together: true,
+    resource: "configmaps",
+    objects: 1_000,
+    runs: runs * 2,
+    extra: [
+      "--events",
+      String(quick ? 10_000 : 200_000),
+      "--warmup",
+      String(quick ? 2_000 : 20_000),
+    ],
+    contenders: [C.baseline, C.watcher, C.informer, C.peer],
+  },
+  {
     group: "latency",
     id: "latency",
     title: "Event-to-handler latency at sustained rates (1,000 ConfigMaps)",
@@ -271,7 +295,7 @@ if (workloads.length === 0) {
   console.error(
     `bench:peer: --only ${
       only.join(",")
-    } matches no workload (sync, pods, throughput, latency, relist)`,
+    } matches no workload (sync, pods, throughput, side-by-side, latency, relist)`,
   );
   process.exit(1);
 }
@@ -300,7 +324,11 @@ async function control(url, name, params) {
   return res.json();
 }
 
-function runContender(contender, w, url) {
+/**
+ * Runs one contender process to its RESULT line; `onReady` is called when it
+ * prints READY (or, failing that, when it exits).
+ */
+function runContender(contender, w, url, more = [], onReady = () => {}) {
   const args = [
     "--expose-gc",
     join(dist, contender.file),
@@ -314,16 +342,21 @@ function runContender(contender, w, url) {
     "--objects",
     String(w.objects),
     ...(w.extra ?? []),
+    ...more,
   ];
   return new Promise((resolve) => {
     const child = spawn(nodeBin, args, { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
-    child.stdout.on("data", (d) => (out += d));
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (/^READY$/m.test(out)) onReady("ready");
+    });
     child.stderr.on("data", (d) => (err += d));
     const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
+      onReady("exited");
       const line = out.split("\n").find((l) => l.startsWith("RESULT "));
       if (line) return resolve({ ok: true, result: JSON.parse(line.slice(7)), stderr: err });
       resolve({
@@ -349,30 +382,66 @@ log(
 );
 const results = [];
 const failures = [];
+/** Records one contender's outcome of one run. */
+function record(w, c, run, reset, r) {
+  if (!r.ok) {
+    failures.push({ workload: w.id, contender: c.name, run, error: r.error });
+    log(`${w.id} run ${run + 1} ${c.name}: FAILED ${r.error}`);
+    return;
+  }
+  results.push({
+    ...r.result,
+    id: w.id,
+    run,
+    contender: c.name,
+    bytesPerObject: reset.bytesPerObject,
+    managedFieldsBytesPerObject: reset.managedFieldsBytesPerObject,
+  });
+  const noise = r.stderr.split("\n").filter((l) => l && !/410 Expired/.test(l));
+  if (noise.length) log(`${w.id} ${c.name} stderr: ${noise.slice(-3).join(" | ")}`);
+}
+/** One run with every contender at once: each watches, then the server writes the events to all. */
+async function runTogether(w, run) {
+  const reset = await control(url, "reset", { resource: w.resource, objects: w.objects });
+  const more = ["--from-rv", String(reset.resourceVersion)];
+  const started = w.contenders.map((c) => {
+    const s = { c, exited: false };
+    s.isReady = new Promise((resolve) => {
+      s.done = runContender(c, w, url, more, (how) => {
+        if (how === "exited") s.exited = true;
+        resolve();
+      });
+    });
+    return s;
+  });
+  await Promise.all(started.map((s) => s.isReady));
+  const events = w.extra.reduce(
+    (n, a, i, all) => (a === "--events" || a === "--warmup" ? n + Number(all[i + 1]) : n),
+    0,
+  );
+  // The server waits until this many watches are open: a contender that
+  // failed before READY opens none.
+  const watchers = started.filter((s) => !s.exited).length;
+  if (watchers > 0) {
+    await control(url, "modify", { count: events, rate: 0, watchers }).catch((e) =>
+      log(`${w.id} run ${run + 1}: ${e.message}`)
+    );
+  }
+  for (const s of started) record(w, s.c, run, reset, await s.done);
+}
 try {
   for (const w of workloads) {
     const wStart = Date.now();
     for (let run = 0; run < w.runs; run++) {
+      if (w.together) {
+        await runTogether(w, run);
+        continue;
+      }
       const k = w.contenders.length;
       const order = w.contenders.map((_, i) => w.contenders[(i + run) % k]);
       for (const c of order) {
         const reset = await control(url, "reset", { resource: w.resource, objects: w.objects });
-        const r = await runContender(c, w, url);
-        if (!r.ok) {
-          failures.push({ workload: w.id, contender: c.name, run, error: r.error });
-          log(`${w.id} run ${run + 1} ${c.name}: FAILED ${r.error}`);
-          continue;
-        }
-        results.push({
-          ...r.result,
-          id: w.id,
-          run,
-          contender: c.name,
-          bytesPerObject: reset.bytesPerObject,
-          managedFieldsBytesPerObject: reset.managedFieldsBytesPerObject,
-        });
-        const noise = r.stderr.split("\n").filter((l) => l && !/410 Expired/.test(l));
-        if (noise.length) log(`${w.id} ${c.name} stderr: ${noise.slice(-3).join(" | ")}`);
+        record(w, c, run, reset, await runContender(c, w, url));
       }
     }
     log(`${w.id}: done in ${((Date.now() - wStart) / 1000).toFixed(0)} s`);

@@ -19,7 +19,14 @@
  *   stops after the first rate it does not keep up with;
  * - `relist`: after sync, a forced 410 on the watch: time until the store
  *   holds the relisted objects, peak heap (sampled every ms, garbage
- *   included) and peak RSS meanwhile, against the steady store.
+ *   included) and peak RSS meanwhile, against the steady store;
+ * - `side-by-side`: every contender at once on the same events (the harness
+ *   starts them all, waits for each to print `READY`, then has the server
+ *   write `--warmup` + `--events` MODIFIED events after version
+ *   `--from-rv` to every watch, as fast as the slowest reads them); each
+ *   reports its own CPU time per event over the `--events` after the
+ *   warm-up. The machine's noise then falls on every contender alike, so
+ *   the per-run ratio to the baseline is steady where events/s is not.
  *
  * Every contender makes one request before its baseline heap is read, so
  * that loading Node's `fetch` on first use is in no contender's figures.
@@ -193,6 +200,44 @@ export async function runContender(
       eventsPerSec: (events / r.ms) * 1000,
       cpuUsPerEvent: (r.cpuMs * 1000) / events,
       peakRssBytes: peakRss(),
+      heapBytes: heapAfterGc() - h0,
+    });
+  }
+
+  if (workload === "side-by-side") {
+    const events = Number(args.events ?? 200_000);
+    const warmup = Number(args.warmup ?? 20_000);
+    const from = Number(args["from-rv"]);
+    if (!Number.isInteger(from) || from < 0 || !(events > 0) || !(warmup >= 0)) {
+      throw new Error("side-by-side needs --from-rv (the server's version), --events, --warmup");
+    }
+    await subject.start();
+    await sleep(300); // the watch is open (the harness also has the server wait for every watch)
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reach = (rv: number) =>
+      new Promise<void>((resolve, reject) => {
+        target = rv;
+        if (maxSeen >= rv) return resolve();
+        onLast = resolve;
+        timer = setTimeout(() => reject(new Error(`handler did not see version ${rv}`)), 600_000);
+      }).finally(() => clearTimeout(timer));
+    const warmedUp = reach(from + warmup); // resolves inside the handler call of its last event
+    process.stdout.write("READY\n");
+    await warmedUp;
+    // Events of the same read may have been handled before this runs: count from here.
+    const cpu0 = process.cpuUsage();
+    const t0 = epochMs();
+    const seenAtStart = maxSeen;
+    await reach(from + warmup + events);
+    const cpu = process.cpuUsage(cpu0);
+    const ms = tLast - t0;
+    const counted = from + warmup + events - seenAtStart;
+    return report({
+      ...base,
+      events: counted,
+      ms,
+      eventsPerSec: (counted / ms) * 1000,
+      cpuUsPerEvent: (cpu.user + cpu.system) / counted,
       heapBytes: heapAfterGc() - h0,
     });
   }

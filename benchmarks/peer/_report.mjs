@@ -50,6 +50,7 @@ const METRICS = {
     ["oldPeakOverSteady", "lower"],
     ["peakRssBytes", "lower"],
   ],
+  "side-by-side": [["cpuUsPerEvent", "lower"], ["eventsPerSec", "higher"]],
   latency: [["maxRate", "higher"]],
 };
 
@@ -230,6 +231,27 @@ function throughputTable(w) {
         ratioCell(m.cpuUsPerEvent?.ratio, c.name === BASE),
         cell(m.heapBytes, "MiB"),
         cell(m.peakRssBytes, "MiB"),
+      ];
+    }),
+  );
+}
+
+function sideBySideTable(w) {
+  const base = w.contenders.find((c) => c.name === BASE);
+  return table(
+    ["contender", "CPU per event", "× base", "× base, each run", "events/s (shared pace)"],
+    w.contenders.map((c) => {
+      const m = c.metrics;
+      const perRun = c.results.map((r) => {
+        const b = base?.results.find((x) => x.run === r.run);
+        return b ? (r.cpuUsPerEvent / b.cpuUsPerEvent).toFixed(2) : "—";
+      });
+      return [
+        LABELS[c.name] ?? c.name,
+        cell(m.cpuUsPerEvent, "us"),
+        ratioCell(m.cpuUsPerEvent?.ratio, c.name === BASE),
+        c.name === BASE ? "—" : perRun.join(" "),
+        cell(m.eventsPerSec, "rate"),
       ];
     }),
   );
@@ -453,6 +475,21 @@ function targetsTable(agg) {
     true,
     ratio(t, "peer", "eventsPerSec"),
   );
+  // The same targets as CPU per event with every contender at once (steadier
+  // than events/s): throughput ≥ 0.9× is CPU per event ≤ 1/0.9×.
+  const sbs = find("side-by-side");
+  for (const [c, limit] of [["us:informer", 0.9], ["us:watcher", 0.95]]) {
+    add(
+      `CPU per watch event, all at once (throughput ≥ ${limit}× means ≤ ${
+        (1 / limit).toFixed(2)
+      }×)`,
+      c,
+      ratio(sbs, c, "cpuUsPerEvent"),
+      Number((1 / limit).toFixed(2)),
+      false,
+      ratio(sbs, "peer", "cpuUsPerEvent"),
+    );
+  }
   const r = agg.find((w) => w.group === "relist");
   for (
     const [metric, label] of [
@@ -500,6 +537,15 @@ function sections(agg) {
         "\n\nCPU per event: the contender process's user + system CPU time over the counted events " +
         "(its GC threads included), divided by their number. The server keeps 16 chunks of 64 events " +
         "ahead of every reader, so the pace is the contender's, not the server's.";
+    }
+    if (w.workload === "side-by-side") {
+      body = sideBySideTable(w) +
+        "\n\nAll four contenders run at once, each in its own process, on the same events: the server " +
+        "writes every event to every watch as fast as the slowest reads, so events/s is the slowest " +
+        "contender's pace and only CPU per event tells them apart. Each counts its own user + system " +
+        "CPU time over the counted events. Whatever else the machine does then slows every contender " +
+        "of a run alike, so the per-run ratio to the baseline (the column \"each run\") moves about ±0.1 where the " +
+        "events/s of one contender running alone moves ±30% from run to run.";
     }
     if (w.workload === "latency") body = latencyTable(w);
     if (w.workload === "relist") body = relistTable(w);
