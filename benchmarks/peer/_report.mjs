@@ -544,7 +544,7 @@ function sections(agg) {
         "writes every event to every watch as fast as the slowest reads, so events/s is the slowest " +
         "contender's pace and only CPU per event tells them apart. Each counts its own user + system " +
         "CPU time over the counted events. Whatever else the machine does then slows every contender " +
-        "of a run alike, so the per-run ratio to the baseline (the column \"each run\") moves about ±0.1 where the " +
+        'of a run alike, so the per-run ratio to the baseline (the column "each run") moves about ±0.1 where the ' +
         "events/s of one contender running alone moves ±30% from run to run.";
     }
     if (w.workload === "latency") body = latencyTable(w);
@@ -577,7 +577,7 @@ function machineLine(machine) {
     : `load average ${machine.loadavg[0].toFixed(2)} at the end`;
   const runs = `${machine.runs} interleaved run(s) per workload` +
     (machine.runs100k !== machine.runs ? `, ${machine.runs100k} at 100k objects` : "") +
-    `, ${machine.runs * 2} of watch throughput`;
+    `, ${machine.runs * 2} of watch throughput and of side by side`;
   return `${machine.date.slice(0, 10)}; ${machine.nproc} CPUs (${machine.cpuModel}), ` +
     `${machine.memoryGiB.toFixed(1)} GiB memory, Linux ${machine.kernel}, ${load}; ` +
     `Node ${machine.node}; @kubernetes/client-node ${machine.clientNode}; ` +
@@ -658,7 +658,7 @@ ${
 \`@kubernetes/client-node\` 2.x from npm into \`\${KUBE_REFLECTOR_CACHE:-~/.cache/kube-reflector}/bench-peer/\`
 (once), builds the npm package, runs everything and rewrites this file and \`benchmarks/peer/chart.svg\`.
 Options (after \`--\`): \`--quick\` (small sizes, one run, writes nothing), \`--runs N\`, \`--runs-100k N\`,
-\`--only sync,pods,throughput,latency,relist\`, \`--no-build\`, \`--update\` (reinstall the latest 2.x),
+\`--only sync,pods,throughput,side-by-side,latency,relist\`, \`--no-build\`, \`--update\` (reinstall the latest 2.x),
 \`--write\`/\`--no-write\`. Raw results are kept as JSON in the cache folder. Not part of \`npm test\`.
 
 ## Decoder and memory benchmarks
