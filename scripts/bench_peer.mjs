@@ -328,7 +328,7 @@ async function control(url, name, params) {
  * Runs one contender process to its RESULT line; `onReady` is called when it
  * prints READY (or, failing that, when it exits).
  */
-function runContender(contender, w, url, more = [], onReady = () => {}) {
+function runContender(contender, w, url, more = [], onReady = () => {}, onSpawn = () => {}) {
   const args = [
     "--expose-gc",
     join(dist, contender.file),
@@ -346,6 +346,7 @@ function runContender(contender, w, url, more = [], onReady = () => {}) {
   ];
   return new Promise((resolve) => {
     const child = spawn(nodeBin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    onSpawn(child);
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => {
@@ -410,7 +411,7 @@ async function runTogether(w, run) {
       s.done = runContender(c, w, url, more, (how) => {
         if (how === "exited") s.exited = true;
         resolve();
-      });
+      }, (child) => (s.child = child));
     });
     return s;
   });
@@ -423,9 +424,13 @@ async function runTogether(w, run) {
   // failed before READY opens none.
   const watchers = started.filter((s) => !s.exited).length;
   if (watchers > 0) {
-    await control(url, "modify", { count: events, rate: 0, watchers }).catch((e) =>
-      log(`${w.id} run ${run + 1}: ${e.message}`)
-    );
+    try {
+      await control(url, "modify", { count: events, rate: 0, watchers });
+    } catch (e) {
+      // No events will come: end the contenders now rather than at their timeouts.
+      log(`${w.id} run ${run + 1}: ${e.message}`);
+      for (const s of started) s.child?.kill("SIGKILL");
+    }
   }
   for (const s of started) record(w, s.c, run, reset, await s.done);
 }

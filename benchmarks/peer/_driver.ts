@@ -228,13 +228,22 @@ export async function runContender(
     const cpu0 = process.cpuUsage();
     const t0 = epochMs();
     const seenAtStart = maxSeen;
+    const callsAtStart = calls;
     await reach(from + warmup + events);
     const cpu = process.cpuUsage(cpu0);
     const ms = tLast - t0;
     const counted = from + warmup + events - seenAtStart;
+    // Every version in the window must have reached the handler once: a
+    // watch that reconnected would skip events (the server keeps no history)
+    // and make CPU per event look lower.
+    const handlerCalls = calls - callsAtStart;
+    if (handlerCalls !== counted) {
+      throw new Error(`the handler saw ${handlerCalls} of the ${counted} events of the window`);
+    }
     return report({
       ...base,
       events: counted,
+      handlerCalls,
       ms,
       eventsPerSec: (counted / ms) * 1000,
       cpuUsPerEvent: (cpu.user + cpu.system) / counted,
