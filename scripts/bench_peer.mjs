@@ -197,6 +197,10 @@ const syncSizes = quick ? [1_000, 5_000] : [1_000, 10_000, 20_000, 100_000];
 const latencyRates = quick
   ? [1_000, 5_000, 20_000]
   : [1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 40_000, 50_000, 60_000, 80_000, 100_000];
+// The watch workloads' events: counted, and not counted (JIT and buffer warm-up) before them.
+const watchEvents = quick ? 10_000 : 200_000;
+const watchWarmup = quick ? 2_000 : 20_000;
+const watchExtra = ["--events", String(watchEvents), "--warmup", String(watchWarmup)];
 const workloads = [
   ...syncSizes.map((n) => ({
     group: "sync",
@@ -222,42 +226,30 @@ const workloads = [
     group: "throughput",
     id: "throughput",
     title: `Watch throughput, ${
-      (quick ? 10_000 : 200_000).toLocaleString("en")
+      watchEvents.toLocaleString("en")
     } MODIFIED events as fast as possible after ${
-      (quick ? 2_000 : 20_000).toLocaleString("en")
+      watchWarmup.toLocaleString("en")
     } not counted (1,000 ConfigMaps)`,
     workload: "throughput",
     resource: "configmaps",
     objects: 1_000,
     // twice the runs: a second per run on a shared 2-CPU machine spreads ±20%
     runs: runs * 2,
-    extra: [
-      "--events",
-      String(quick ? 10_000 : 200_000),
-      "--warmup",
-      String(quick ? 2_000 : 20_000),
-    ],
+    extra: watchExtra,
     contenders: [C.baseline, C.watcher, C.informer, C.peer],
   },
   {
     group: "side-by-side",
     id: "side-by-side",
     title: `CPU per watch event, all contenders at once on the same ${
-      (quick ? 10_000 : 200_000).toLocaleString("en")
-    } MODIFIED events after ${
-      (quick ? 2_000 : 20_000).toLocaleString("en")
-    } not counted (1,000 ConfigMaps)`,
+      watchEvents.toLocaleString("en")
+    } MODIFIED events after ${watchWarmup.toLocaleString("en")} not counted (1,000 ConfigMaps)`,
     workload: "side-by-side",
     together: true,
     resource: "configmaps",
     objects: 1_000,
     runs: runs * 2,
-    extra: [
-      "--events",
-      String(quick ? 10_000 : 200_000),
-      "--warmup",
-      String(quick ? 2_000 : 20_000),
-    ],
+    extra: watchExtra,
     contenders: [C.baseline, C.watcher, C.informer, C.peer],
   },
   {
@@ -416,10 +408,7 @@ async function runTogether(w, run) {
     return s;
   });
   await Promise.all(started.map((s) => s.isReady));
-  const events = w.extra.reduce(
-    (n, a, i, all) => (a === "--events" || a === "--warmup" ? n + Number(all[i + 1]) : n),
-    0,
-  );
+  const events = watchWarmup + watchEvents;
   // The server waits until this many watches are open: a contender that
   // failed before READY opens none.
   const watchers = started.filter((s) => !s.exited).length;
