@@ -20,6 +20,8 @@
 //
 //   Every workload runs one contender at a time, except side-by-side, which
 //   runs them all at once on the same events (see benchmarks/peer/_driver.ts).
+//   The watch workloads (throughput, side-by-side) run twice: each contender
+//   with its own heap, then every heap padded to the same size (--heap-mib).
 //
 // Options: --runs N, --quick (small sizes, 1 run), --only w1,w2 (workloads:
 // sync, pods, throughput, side-by-side, latency, relist), --runs-100k N (runs at 100k
@@ -201,6 +203,9 @@ const latencyRates = quick
 const watchEvents = quick ? 10_000 : 200_000;
 const watchWarmup = quick ? 2_000 : 20_000;
 const watchExtra = ["--events", String(watchEvents), "--warmup", String(watchWarmup)];
+// The heap every contender of the padded watch workloads starts from: above
+// what any contender's code takes (client-node's is about 31 MB).
+const paddedHeapMiB = 64;
 const workloads = [
   ...syncSizes.map((n) => ({
     group: "sync",
@@ -222,36 +227,43 @@ const workloads = [
     runs,
     contenders: [C.baseline, C.reflector, C.informer, C.informerDrop, C.peer],
   },
-  {
+  // Each watch workload twice: each contender with the heap its own code
+  // takes, then every heap padded to the same size (V8 paces its collections
+  // by the heap in use).
+  ...[0, paddedHeapMiB].map((heapMiB) => ({
     group: "throughput",
-    id: "throughput",
+    id: heapMiB ? `throughput-heap-${heapMiB}` : "throughput",
     title: `Watch throughput, ${
       watchEvents.toLocaleString("en")
     } MODIFIED events as fast as possible after ${
       watchWarmup.toLocaleString("en")
-    } not counted (1,000 ConfigMaps)`,
+    } not counted (1,000 ConfigMaps)${heapMiB ? `, every heap padded to ${heapMiB} MiB` : ""}`,
     workload: "throughput",
     resource: "configmaps",
     objects: 1_000,
+    heapMiB,
     // twice the runs: a second per run on a shared 2-CPU machine spreads ±20%
     runs: runs * 2,
-    extra: watchExtra,
+    extra: [...watchExtra, ...(heapMiB ? ["--heap-mib", String(heapMiB)] : [])],
     contenders: [C.baseline, C.watcher, C.informer, C.peer],
-  },
-  {
+  })),
+  ...[0, paddedHeapMiB].map((heapMiB) => ({
     group: "side-by-side",
-    id: "side-by-side",
+    id: heapMiB ? `side-by-side-heap-${heapMiB}` : "side-by-side",
     title: `CPU per watch event, all contenders at once on the same ${
       watchEvents.toLocaleString("en")
-    } MODIFIED events after ${watchWarmup.toLocaleString("en")} not counted (1,000 ConfigMaps)`,
+    } MODIFIED events after ${watchWarmup.toLocaleString("en")} not counted (1,000 ConfigMaps)${
+      heapMiB ? `, every heap padded to ${heapMiB} MiB` : ", each with its own heap"
+    }`,
     workload: "side-by-side",
     together: true,
     resource: "configmaps",
     objects: 1_000,
+    heapMiB,
     runs: runs * 2,
-    extra: watchExtra,
+    extra: [...watchExtra, ...(heapMiB ? ["--heap-mib", String(heapMiB)] : [])],
     contenders: [C.baseline, C.watcher, C.informer, C.peer],
-  },
+  })),
   {
     group: "latency",
     id: "latency",

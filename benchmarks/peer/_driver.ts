@@ -25,8 +25,14 @@
  *   write `--warmup` + `--events` MODIFIED events after version
  *   `--from-rv` to every watch, as fast as the slowest reads them); each
  *   reports its own CPU time per event over the `--events` after the
- *   warm-up. The machine's noise then falls on every contender alike, so
- *   the per-run ratio to the baseline is steady where events/s is not.
+ *   warm-up (user and system apart), with the page faults, read calls and
+ *   garbage collections of that window. The machine's noise then falls on
+ *   every contender alike, so the per-run ratio to the baseline is steadier
+ *   than events/s.
+ *
+ * `--heap-mib N` (any workload) first pads the contender's heap to N MiB in
+ * use, so that contenders whose code takes more or less heap collect garbage
+ * on the same terms.
  *
  * Every contender makes one request before its baseline heap is read, so
  * that loading Node's `fetch` on first use is in no contender's figures.
@@ -38,14 +44,17 @@ import {
   epochMs,
   heapAfterGc,
   heapOutsideYoung,
+  padHeap,
   parseArgs,
   peakRss,
+  perThousand,
   quantile,
   report,
   resetPeakRss,
   rssNow,
   Sampler,
   sleep,
+  systemCounters,
   until,
 } from "./_measure.ts";
 import { nameOf, SENT_ANNOTATION } from "./_objects.ts";
@@ -138,6 +147,7 @@ export async function runContender(
     // uses (µs), so that scripts/profile_window.mjs can cut the profile to it
     if (args.marks) console.error(`MARK0 ${process.hrtime.bigint() / 1000n}`);
     const cpu0 = process.cpuUsage();
+    const sys0 = systemCounters();
     const { fromResourceVersion } = await control(server, "modify", { count, rate });
     target = fromResourceVersion + count - 1;
     if (maxSeen >= target) { // (the last event came before the answer)
@@ -149,10 +159,13 @@ export async function runContender(
     onLast = undefined;
     const cpu = process.cpuUsage(cpu0);
     if (args.marks) console.error(`MARK1 ${process.hrtime.bigint() / 1000n}`);
-    return { t0, ms: tLast - t0, calls, cpuMs: (cpu.user + cpu.system) / 1000 };
+    const system = await sys0.stop();
+    return { t0, ms: tLast - t0, calls, cpu, system };
   };
 
   const ctx: SubjectContext = { server, resource, objects, args, onModified };
+  // --heap-mib: every contender starts from the same heap in use (see padHeap)
+  if (args["heap-mib"] !== undefined) padHeap(Number(args["heap-mib"]));
   const subject = await make(ctx);
   // One request first, so that no contender's time includes loading Node's
   // fetch (undici) on first use; its heap is then part of every baseline.
@@ -198,7 +211,10 @@ export async function runContender(
       handlerCalls: r.calls,
       ms: r.ms,
       eventsPerSec: (events / r.ms) * 1000,
-      cpuUsPerEvent: (r.cpuMs * 1000) / events,
+      cpuUsPerEvent: (r.cpu.user + r.cpu.system) / events,
+      userUsPerEvent: r.cpu.user / events,
+      systemUsPerEvent: r.cpu.system / events,
+      ...perThousand(r.system, events),
       peakRssBytes: peakRss(),
       heapBytes: heapAfterGc() - h0,
     });
@@ -226,11 +242,13 @@ export async function runContender(
     await warmedUp;
     // Events of the same read may have been handled before this runs: count from here.
     const cpu0 = process.cpuUsage();
+    const sys0 = systemCounters();
     const t0 = epochMs();
     const seenAtStart = maxSeen;
     const callsAtStart = calls;
     await reach(from + warmup + events);
     const cpu = process.cpuUsage(cpu0);
+    const sys1 = await sys0.stop();
     const ms = tLast - t0;
     const counted = from + warmup + events - seenAtStart;
     // Every version in the window must have reached the handler once: a
@@ -247,6 +265,9 @@ export async function runContender(
       ms,
       eventsPerSec: (counted / ms) * 1000,
       cpuUsPerEvent: (cpu.user + cpu.system) / counted,
+      userUsPerEvent: cpu.user / counted,
+      systemUsPerEvent: cpu.system / counted,
+      ...perThousand(sys1, counted),
       heapBytes: heapAfterGc() - h0,
     });
   }

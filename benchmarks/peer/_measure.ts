@@ -11,6 +11,7 @@
 import process from "node:process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { getHeapSpaceStatistics } from "node:v8";
+import { constants, PerformanceObserver } from "node:perf_hooks";
 
 // deno-lint-ignore no-explicit-any
 const g = globalThis as any;
@@ -62,6 +63,98 @@ export function peakRss(): number {
     if (m) return Number(m[1]) * 1024;
   } catch { /* not Linux */ }
   return process.resourceUsage().maxRSS * 1024;
+}
+
+/** How many read system calls the process has made (`syscr` of /proc/self/io), if Linux says. */
+function readSyscalls(): number | undefined {
+  try {
+    const m = /syscr:\s+(\d+)/.exec(readFileSync("/proc/self/io", "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined; // not Linux
+  }
+}
+
+/** What the process did over a window, besides running JavaScript. */
+export interface SystemCounters {
+  /** Minor page faults: fresh memory touched for the first time. */
+  pageFaults: number;
+  /** Read system calls (sockets included), where /proc/self/io exists. */
+  reads?: number;
+  /** Collections of the young generation (scavenges). */
+  minorGcs: number;
+  /** Full collections of the heap (mark-compact), incremental marking included. */
+  majorGcs: number;
+  /** Time of every collection, in ms (as V8 reports it: main-thread pauses). */
+  gcMs: number;
+}
+
+/**
+ * Starts counting page faults, read calls and garbage collections; `stop()`
+ * ends the window and resolves with the counts (after the GC entries of the
+ * window have been delivered).
+ */
+export function systemCounters(): { stop(): Promise<SystemCounters> } {
+  const kinds = { minor: 0, major: 0 };
+  let gcMs = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MINOR) kinds.minor++;
+      else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) kinds.major++;
+      gcMs += entry.duration;
+    }
+  });
+  observer.observe({ entryTypes: ["gc"] });
+  const usage0 = process.resourceUsage();
+  const reads0 = readSyscalls();
+  return {
+    async stop() {
+      const usage = process.resourceUsage();
+      const reads = readSyscalls();
+      await new Promise((resolve) => setTimeout(resolve, 10)); // GC entries arrive asynchronously
+      observer.disconnect();
+      return {
+        pageFaults: usage.minorPageFault - usage0.minorPageFault,
+        reads: reads !== undefined && reads0 !== undefined ? reads - reads0 : undefined,
+        minorGcs: kinds.minor,
+        majorGcs: kinds.major,
+        gcMs,
+      };
+    },
+  };
+}
+
+/** `counters` per 1,000 events, named as the results record them. */
+export function perThousand(counters: SystemCounters, events: number): Record<string, number> {
+  const k = 1000 / events;
+  const out: Record<string, number> = {
+    pageFaultsPerKEvent: counters.pageFaults * k,
+    minorGcsPerKEvent: counters.minorGcs * k,
+    majorGcs: counters.majorGcs,
+    gcUsPerEvent: (counters.gcMs * 1000) / events,
+  };
+  if (counters.reads !== undefined) out.readsPerKEvent = counters.reads * k;
+  return out;
+}
+
+/** Objects kept alive for the life of the process by {@linkcode padHeap}. */
+const ballast: unknown[] = [];
+
+/**
+ * Grows the heap in use (after a full GC) to at least `mib` MiB with small
+ * objects kept for the life of the process, so that contenders whose own code
+ * takes different amounts of heap run with the same heap. V8 sizes its young
+ * generation and sets its next full collection from the heap in use, so a
+ * contender that loads 30 MB of code collects less often than one that loads
+ * 9 MB, whatever each does per event.
+ */
+export function padHeap(mib: number): void {
+  if (!(mib >= 0) || mib > 4096) throw new Error(`--heap-mib: ${mib} is not 0 to 4096`);
+  g.gc?.();
+  while (process.memoryUsage().heapUsed < mib * 2 ** 20) {
+    for (let i = 0; i < 8192; i++) ballast.push({ n: i, s: `pad ${i}`, a: [i] });
+  }
 }
 
 /**

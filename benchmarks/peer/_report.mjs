@@ -30,6 +30,19 @@ export function stat(values) {
   return { median, min: v[0], max: v[v.length - 1], n: v.length };
 }
 
+const SBS_PADDED = "the padded side-by-side workload below";
+
+/** Where a watch workload's CPU went (see `systemCounters` in _measure.ts). */
+const COST_METRICS = [
+  ["userUsPerEvent", "lower"],
+  ["systemUsPerEvent", "lower"],
+  ["pageFaultsPerKEvent", "lower"],
+  ["minorGcsPerKEvent", "lower"],
+  ["majorGcs", "lower"],
+  ["gcUsPerEvent", "lower"],
+  ["readsPerKEvent", "lower"],
+];
+
 const METRICS = {
   sync: [["syncMs", "lower"], ["heapBytes", "lower"], ["peakRssBytes", "lower"], [
     "heapPerObject",
@@ -40,6 +53,7 @@ const METRICS = {
     ["cpuUsPerEvent", "lower"],
     ["heapBytes", "lower"],
     ["peakRssBytes", "lower"],
+    ...COST_METRICS,
   ],
   relist: [
     ["resyncMs", "lower"],
@@ -50,7 +64,11 @@ const METRICS = {
     ["oldPeakOverSteady", "lower"],
     ["peakRssBytes", "lower"],
   ],
-  "side-by-side": [["cpuUsPerEvent", "lower"], ["eventsPerSec", "higher"]],
+  "side-by-side": [
+    ["cpuUsPerEvent", "lower"],
+    ["eventsPerSec", "higher"],
+    ...COST_METRICS,
+  ],
   latency: [["maxRate", "higher"]],
 };
 
@@ -127,6 +145,7 @@ const num = (x, unit) => {
   if (unit === "B") return fmtB(x);
   if (unit === "x") return `${x.toFixed(2)}×`;
   if (unit === "us") return `${x.toFixed(2)} µs`;
+  if (unit === "count") return x.toFixed(x >= 100 || Number.isInteger(x) ? 0 : 1);
   return String(x);
 };
 const bare = (x, unit) => num(x, unit).replace(/ ?(ms|s|MiB|B|k\/s|\/s|×|µs)$/, "");
@@ -255,6 +274,36 @@ function sideBySideTable(w) {
       ];
     }),
   );
+}
+
+/** Where a watch workload's CPU went: user and system time, page faults, collections, reads. */
+function costTable(w) {
+  const rows = w.contenders.filter((c) => c.metrics.userUsPerEvent).map((c) => {
+    const m = c.metrics;
+    const withRatio = (s) =>
+      s ? `${s.median.toFixed(2)} µs, ${ratioCell(s.ratio, c.name === BASE)}` : "—";
+    return [
+      LABELS[c.name] ?? c.name,
+      withRatio(m.userUsPerEvent),
+      withRatio(m.systemUsPerEvent),
+      cell(m.pageFaultsPerKEvent, "count"),
+      cell(m.minorGcsPerKEvent, "count"),
+      cell(m.majorGcs, "count"),
+      cell(m.gcUsPerEvent, "us"),
+      cell(m.readsPerKEvent, "count"),
+    ];
+  });
+  if (!rows.length) return "";
+  return "\n\n" + table([
+    "contender",
+    "user CPU per event, × base",
+    "system CPU per event, × base",
+    "page faults per 1k events",
+    "scavenges per 1k events",
+    "full GCs in the window",
+    "GC pauses per event",
+    "read calls per 1k events",
+  ], rows);
 }
 
 function latencyTable(w) {
@@ -458,37 +507,30 @@ function targetsTable(agg) {
       );
     }
   }
-  const t = find("throughput");
-  add(
-    "watch throughput",
-    "us:informer",
-    ratio(t, "us:informer", "eventsPerSec"),
-    0.9,
-    true,
-    ratio(t, "peer", "eventsPerSec"),
-  );
-  add(
-    "watch throughput",
-    "us:watcher",
-    ratio(t, "us:watcher", "eventsPerSec"),
-    0.95,
-    true,
-    ratio(t, "peer", "eventsPerSec"),
-  );
+  for (const t of agg.filter((w) => w.workload === "throughput")) {
+    const what = t.heapMiB
+      ? `watch throughput, heaps padded to ${t.heapMiB} MiB`
+      : "watch throughput";
+    for (const [c, limit] of [["us:informer", 0.9], ["us:watcher", 0.95]]) {
+      add(what, c, ratio(t, c, "eventsPerSec"), limit, true, ratio(t, "peer", "eventsPerSec"));
+    }
+  }
   // The same targets as CPU per event with every contender at once (steadier
   // than events/s): throughput ≥ 0.9× is CPU per event ≤ 1/0.9×.
-  const sbs = find("side-by-side");
-  for (const [c, limit] of [["us:informer", 0.9], ["us:watcher", 0.95]]) {
-    add(
-      `CPU per watch event, all at once (throughput ≥ ${limit}× means ≤ ${
-        (1 / limit).toFixed(2)
-      }×)`,
-      c,
-      ratio(sbs, c, "cpuUsPerEvent"),
-      1 / limit,
-      false,
-      ratio(sbs, "peer", "cpuUsPerEvent"),
-    );
+  for (const sbs of agg.filter((w) => w.workload === "side-by-side")) {
+    const heaps = sbs.heapMiB ? `heaps padded to ${sbs.heapMiB} MiB` : "own heaps";
+    for (const [c, limit] of [["us:informer", 0.9], ["us:watcher", 0.95]]) {
+      add(
+        `CPU per watch event, all at once, ${heaps} (throughput ≥ ${limit}× means ≤ ${
+          (1 / limit).toFixed(2)
+        }×)`,
+        c,
+        ratio(sbs, c, "cpuUsPerEvent"),
+        1 / limit,
+        false,
+        ratio(sbs, "peer", "cpuUsPerEvent"),
+      );
+    }
   }
   const r = agg.find((w) => w.group === "relist");
   for (
@@ -533,24 +575,35 @@ function sections(agg) {
       body = syncTable(w) + (w.group === "pods" ? `\n\n${podsNote(w)}` : "");
     }
     if (w.workload === "throughput") {
-      body = throughputTable(w) +
+      body = throughputTable(w) + costTable(w) +
         "\n\nCPU per event: the contender process's user + system CPU time over the counted events " +
         "(its GC threads included), divided by their number. The server keeps 16 chunks of 64 events " +
-        "ahead of every reader, so the pace is the contender's, not the server's.";
+        "ahead of every reader, so the pace is the contender's, not the server's." +
+        (w.heapMiB
+          ? ` Every contender's heap was first padded to ${w.heapMiB} MiB (see ${SBS_PADDED}).`
+          : "");
     }
     if (w.workload === "side-by-side") {
-      body = sideBySideTable(w) +
-        "\n\nAll four contenders run at once, each in its own process, on the same events: the server " +
-        "writes every event to every watch as fast as the slowest reads, so events/s is the slowest " +
-        "contender's pace and only CPU per event tells them apart. Each counts its own user + system " +
-        "CPU time over the counted events, and checks that its handler saw every one of them. Whatever " +
-        "else the machine does then slows every contender of a run alike, so the per-run ratio to the " +
-        'baseline (the column "each run") moves about ±0.1 where the events/s of one contender running ' +
-        "alone moves ±30% from run to run; the medians of two runs of this workload on the same code " +
-        "have differed by up to 0.08. Two biases: the server and four contenders share the machine's " +
-        "CPUs, and a contender faster than the slowest idles between reads, so its reads are smaller " +
-        "and its per-read costs weigh more per event (which favours the slowest). The targets in " +
-        "this form assume throughput is bound by CPU: throughput ≥ 0.9× stands for CPU per event ≤ 1/0.9×.";
+      body = sideBySideTable(w) + costTable(w) + "\n\n" +
+        (w.heapMiB
+          ? `The same workload with every contender's heap first padded to ${w.heapMiB} MiB in use ` +
+            "(small objects kept for the life of the process): V8 sizes its young generation and " +
+            "schedules its full collections by the heap in use, so with their own heaps a contender " +
+            "whose code takes more heap (client-node's about 31 MB, ours and the baseline's about " +
+            "9 MB) collects on other terms than one whose code takes less, whatever each does per " +
+            "event. An application that holds anything else has such a heap."
+          : "All four contenders run at once, each in its own process, on the same events: the server " +
+            "writes every event to every watch as fast as the slowest reads, so events/s is the " +
+            "slowest contender's pace and only CPU per event tells them apart. Each counts its own " +
+            "user and system CPU time over the counted events, and checks that its handler saw every " +
+            "one of them. Whatever else the machine does then slows every contender of a run alike, so " +
+            'the per-run ratio to the baseline (the column "each run") moves about ±0.1 where the ' +
+            "events/s of one contender running alone moves ±30% from run to run. System time is " +
+            "mostly page faults (fresh memory touched: V8's young generation, the socket's buffers) " +
+            "and moves with how the heap is collected, which depends on the heap each process holds: " +
+            "see the next table. The server and four contenders share the machine's CPUs. Every " +
+            "contender's reads are about as large (read calls per 1k events). The targets in this form " +
+            "assume throughput is bound by CPU: throughput ≥ 0.9× stands for CPU per event ≤ 1/0.9×.");
     }
     if (w.workload === "latency") body = latencyTable(w);
     if (w.workload === "relist") body = relistTable(w);
