@@ -228,8 +228,8 @@ const workloads = [
     contenders: [C.baseline, C.reflector, C.informer, C.informerDrop, C.peer],
   },
   // Each watch workload twice: each contender with the heap its own code
-  // takes, then every heap padded to the same size (V8 paces its collections
-  // by the heap in use).
+  // takes, then every heap padded to the same size (V8 schedules its full
+  // collections by the heap that survived the last one).
   ...[0, paddedHeapMiB].map((heapMiB) => ({
     group: "throughput",
     id: heapMiB ? `throughput-heap-${heapMiB}` : "throughput",

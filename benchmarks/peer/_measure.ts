@@ -97,22 +97,27 @@ export interface SystemCounters {
 export function systemCounters(): { stop(): Promise<SystemCounters> } {
   const kinds = { minor: 0, major: 0 };
   let gcMs = 0;
+  let stoppedAt = Infinity;
+  // Only collections that started inside the window count: the entries
+  // arrive asynchronously, some after stop() has been called.
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
+      if (entry.startTime > stoppedAt) continue;
       const kind = (entry as unknown as { detail?: { kind?: number } }).detail?.kind;
       if (kind === constants.NODE_PERFORMANCE_GC_MINOR) kinds.minor++;
       else if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) kinds.major++;
       gcMs += entry.duration;
     }
   });
-  observer.observe({ entryTypes: ["gc"] });
+  observer.observe({ entryTypes: ["gc"] }); // (entries exist only while observed)
   const usage0 = process.resourceUsage();
   const reads0 = readSyscalls();
   return {
     async stop() {
+      stoppedAt = performance.now();
       const usage = process.resourceUsage();
       const reads = readSyscalls();
-      await new Promise((resolve) => setTimeout(resolve, 10)); // GC entries arrive asynchronously
+      await new Promise((resolve) => setTimeout(resolve, 10)); // let the window's entries arrive
       observer.disconnect();
       return {
         pageFaults: usage.minorPageFault - usage0.minorPageFault,
@@ -142,18 +147,27 @@ export function perThousand(counters: SystemCounters, events: number): Record<st
 const ballast: unknown[] = [];
 
 /**
- * Grows the heap in use (after a full GC) to at least `mib` MiB with small
- * objects kept for the life of the process, so that contenders whose own code
- * takes different amounts of heap run with the same heap. V8 sizes its young
- * generation and sets its next full collection from the heap in use, so a
- * contender that loads 30 MB of code collects less often than one that loads
- * 9 MB, whatever each does per event.
+ * Grows the heap in use after a full GC to at least `mib` MiB (and about no
+ * more) with small objects kept for the life of the process, so that
+ * contenders whose own code takes different amounts of heap run with the same
+ * heap. V8 schedules its full collections by the heap that survived the last
+ * one, so with their own heaps a contender that loads 30 MB of code collects
+ * on other terms than one that loads 9 MB, whatever each does per event.
+ * Needs `--expose-gc`; `mib` is 0 to 1024.
  */
 export function padHeap(mib: number): void {
-  if (!(mib >= 0) || mib > 4096) throw new Error(`--heap-mib: ${mib} is not 0 to 4096`);
-  g.gc?.();
-  while (process.memoryUsage().heapUsed < mib * 2 ** 20) {
-    for (let i = 0; i < 8192; i++) ballast.push({ n: i, s: `pad ${i}`, a: [i] });
+  if (!(mib >= 0 && mib <= 1024)) throw new Error(`--heap-mib: ${mib} is not 0 to 1024`);
+  if (!g.gc) throw new Error("--heap-mib needs node --expose-gc");
+  const target = mib * 2 ** 20;
+  for (;;) {
+    g.gc(); // the ballast array's outgrown backing stores are garbage: count only what lives
+    const missing = target - process.memoryUsage().heapUsed;
+    if (missing <= 0) return;
+    // An entry takes about 100 bytes: add what is missing at 200 each, so the
+    // heap approaches the target from below and stops within one round's last entries.
+    for (let i = Math.ceil(missing / 200); i > 0; i--) {
+      ballast.push({ n: i, s: `pad ${i}`, a: [i] });
+    }
   }
 }
 

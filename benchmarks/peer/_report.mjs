@@ -41,6 +41,7 @@ const COST_METRICS = [
   ["majorGcs", "lower"],
   ["gcUsPerEvent", "lower"],
   ["readsPerKEvent", "lower"],
+  ["heapBeforeBytes", "lower"],
 ];
 
 const METRICS = {
@@ -238,7 +239,7 @@ function throughputTable(w) {
       "CPU per event",
       "× base",
       "heap after GC (after the events)",
-      "peak RSS",
+      w.heapMiB ? `peak RSS (${w.heapMiB} MiB of padding included)` : "peak RSS",
     ],
     w.contenders.map((c) => {
       const m = c.metrics;
@@ -291,6 +292,7 @@ function costTable(w) {
       cell(m.majorGcs, "count"),
       cell(m.gcUsPerEvent, "us"),
       cell(m.readsPerKEvent, "count"),
+      cell(m.heapBeforeBytes, "MiB"),
     ];
   });
   if (!rows.length) return "";
@@ -303,6 +305,7 @@ function costTable(w) {
     "full GCs in the window",
     "GC pauses per event",
     "read calls per 1k events",
+    "heap in use at start",
   ], rows);
 }
 
@@ -580,18 +583,18 @@ function sections(agg) {
         "(its GC threads included), divided by their number. The server keeps 16 chunks of 64 events " +
         "ahead of every reader, so the pace is the contender's, not the server's." +
         (w.heapMiB
-          ? ` Every contender's heap was first padded to ${w.heapMiB} MiB (see ${SBS_PADDED}).`
+          ? ` Every contender's heap was first padded to ${w.heapMiB} MiB in use (why: ${SBS_PADDED}).`
           : "");
     }
     if (w.workload === "side-by-side") {
       body = sideBySideTable(w) + costTable(w) + "\n\n" +
         (w.heapMiB
           ? `The same workload with every contender's heap first padded to ${w.heapMiB} MiB in use ` +
-            "(small objects kept for the life of the process): V8 sizes its young generation and " +
-            "schedules its full collections by the heap in use, so with their own heaps a contender " +
-            "whose code takes more heap (client-node's about 31 MB, ours and the baseline's about " +
-            "9 MB) collects on other terms than one whose code takes less, whatever each does per " +
-            "event. An application that holds anything else has such a heap."
+            "(small objects kept for the life of the process). V8 schedules its full collections by " +
+            "the heap that survived the last one, so with their own heaps a contender whose code " +
+            'takes more heap (the column "heap in use at start" of the table without padding) ' +
+            "collects on other terms than one whose code takes less, whatever each does per event. " +
+            "An application that holds anything else has such a heap."
           : "All four contenders run at once, each in its own process, on the same events: the server " +
             "writes every event to every watch as fast as the slowest reads, so events/s is the " +
             "slowest contender's pace and only CPU per event tells them apart. Each counts its own " +
@@ -600,9 +603,10 @@ function sections(agg) {
             'the per-run ratio to the baseline (the column "each run") moves about ±0.1 where the ' +
             "events/s of one contender running alone moves ±30% from run to run. System time is " +
             "mostly page faults (fresh memory touched: V8's young generation, the socket's buffers) " +
-            "and moves with how the heap is collected, which depends on the heap each process holds: " +
-            "see the next table. The server and four contenders share the machine's CPUs. Every " +
-            "contender's reads are about as large (read calls per 1k events). The targets in this form " +
+            "and moves with how the heap is collected, which depends on the heap each process holds " +
+            "(see the same workload with padded heaps). The server and four contenders share the " +
+            "machine's CPUs, and a contender that reads faster gets smaller reads: read calls per 1k " +
+            "events show whether that happened. The targets in this form " +
             "assume throughput is bound by CPU: throughput ≥ 0.9× stands for CPU per event ≤ 1/0.9×.");
     }
     if (w.workload === "latency") body = latencyTable(w);
