@@ -1,12 +1,26 @@
 #!/usr/bin/env node
 // Builds the npm package into npm/ (the job dnt does for Deno projects; JSR
 // is unreachable here, so this uses the TypeScript compiler from npm):
-//   1. tsc emits ESM JavaScript and .d.ts for mod.ts, the entry points,
-//      src/ and tests/ into npm/esm/ (`.ts` imports rewritten to `.js`);
-//   2. writes npm/package.json with an `exports` map, README and fixtures;
-//   3. unless --no-test, runs the test suite in Node against that output.
+//   1. tsc type-checks the package (mod.ts, the entry points and src/) and
+//      emits its ESM JavaScript and .d.ts into npm/esm/ (`.ts` imports
+//      rewritten to `.js`; scripts/tsconfig.npm.json);
+//   2. tsc emits tests/, examples/ and benchmarks/ as JavaScript only, without
+//      type-checking them (scripts/tsconfig.npm_tests.json, `noCheck`: `deno
+//      check` type-checks them), into a scratch folder whose tests/, examples/
+//      and benchmarks/ move into npm/esm/ (none of them is published);
+//   3. writes npm/package.json with an `exports` map, README and fixtures;
+//   4. unless --no-test, runs the test suite in Node against that output.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -24,6 +38,14 @@ function run(cmd, argv, opts = {}) {
 
 rmSync(out, { recursive: true, force: true });
 run(join(root, "node_modules/.bin/tsc"), ["-p", "scripts/tsconfig.npm.json"]);
+// The tests, examples and benchmarks: JavaScript only, unchecked. Their imports of src/ are
+// emitted into the scratch folder too and dropped there: the package's files come from step 1 only.
+const scratch = join(out, ".tests-build");
+run(join(root, "node_modules/.bin/tsc"), ["-p", "scripts/tsconfig.npm_tests.json"]);
+for (const dir of ["tests", "examples", "benchmarks"]) {
+  if (existsSync(join(scratch, dir))) renameSync(join(scratch, dir), join(out, "esm", dir));
+}
+rmSync(scratch, { recursive: true, force: true });
 
 // tsc resolved `npm:pkg@range` through tsconfig `paths`; Node needs the bare
 // name: rewrite `"npm:yaml@^2"` to `"yaml"` (and `npm:@s/p@1/sub` to `@s/p/sub`)
