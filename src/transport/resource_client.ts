@@ -160,9 +160,14 @@ function objectOf(what: string, object: unknown): KubeObject {
  * retried: retry conflicts explicitly with {@linkcode retryOnConflict}.
  * Nothing is sent until a call; a malformed reference throws at once, a
  * malformed call (no name, an apply without `fieldManager`, a JSON patch
- * that is not an array) rejects with a `TypeError` before sending.
+ * that is not an array) rejects with a `TypeError` before sending. Object
+ * names are those the API server takes (`system:controller:job-controller`
+ * is a ClusterRole's), sent percent-encoded; only a name that cannot be a
+ * path segment is refused: empty, `.`, `..`, or one holding `/` or `%`.
  *
- * @throws {TypeError} when `ref` is malformed or names an object.
+ * @throws {TypeError} when `ref` is malformed (an `apiVersion` that is
+ *   neither `"v1"` nor `"GROUP/VERSION"`, such as `"apps"` for
+ *   `"apps/v1"`) or names an object.
  *
  * @example Create, patch and apply a ConfigMap
  * ```ts

@@ -120,6 +120,10 @@ function checkList<T extends KubeObjectLike>(
  * }
  * await server.close();
  * ```
+ *
+ * @throws {TypeError} when `apiVersion` is neither a core version (`"v1"`)
+ *   nor `"GROUP/VERSION"` (a bare group such as `"apps"` is refused: it
+ *   would read `/api/apps/...`), or the resource or namespace is malformed.
  */
 export function resourceListerWatcher<T extends KubeObjectLike = KubeObject>(
   client: KubeClient,

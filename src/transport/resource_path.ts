@@ -12,20 +12,80 @@ export interface ResourceRef {
   name?: string;
 }
 
-const SEGMENT = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+/** A resource's plural name, or an API group: lower-case DNS-style. */
+const DNS_STYLE = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+/** A namespace: a DNS label (RFC 1123), what the API server accepts for every namespace. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** An API version of a group: a DNS label starting with a letter (`v1`, `v1beta1`). */
+const GROUP_VERSION = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+/** The core group's version, alone: `v1` (Kubernetes' version form, `vN[alphaM|betaM]`). */
+const CORE_VERSION = /^v[0-9]+((alpha|beta)[0-9]+)?$/;
 
-function checkSegment(label: string, value: string): string {
-  if (!SEGMENT.test(value)) {
-    throw new TypeError(`invalid ${label} ${JSON.stringify(value)}: expected a DNS-style name`);
+function checked(label: string, value: string, rule: RegExp, expected: string): string {
+  if (typeof value !== "string" || !rule.test(value)) {
+    throw new TypeError(`invalid ${label} ${JSON.stringify(value)}: expected ${expected}`);
   }
-  return encodeURIComponent(value);
+  return value;
+}
+
+/**
+ * The API base path of `apiVersion`: `/api/v1` for the core group,
+ * `/apis/GROUP/VERSION` otherwise. A group without a version (`"apps"`)
+ * is refused here, where it would otherwise read as a core version and
+ * build `/api/apps/...`.
+ */
+function apiBase(apiVersion: string): string {
+  if (typeof apiVersion !== "string") {
+    throw new TypeError(`invalid apiVersion ${String(apiVersion)}: expected a string`);
+  }
+  const parts = apiVersion.split("/");
+  if (parts.length === 1 && CORE_VERSION.test(parts[0])) return `/api/${parts[0]}`;
+  if (parts.length === 2 && DNS_STYLE.test(parts[0]) && GROUP_VERSION.test(parts[1])) {
+    return `/apis/${parts[0]}/${parts[1]}`;
+  }
+  const group = parts.length === 1 && DNS_STYLE.test(parts[0]) ? parts[0] : "apps";
+  throw new TypeError(
+    `invalid apiVersion ${JSON.stringify(apiVersion)}: expected "v1" for the core group ` +
+      `or "GROUP/VERSION" with both parts (such as "${group}/v1")`,
+  );
+}
+
+/**
+ * An object's name as one path segment: the API server accepts any name
+ * that can be one (`system:controller:foo` for a ClusterRole), refusing
+ * only `.`, `..` and names holding `/` or `%` (its `IsValidPathSegmentName`),
+ * so this refuses exactly those and the empty name, and percent-encodes the
+ * rest. `:` stays as it is, as client-go sends it (the API server decodes
+ * `%3A` to the same name).
+ */
+function nameSegment(name: string): string {
+  if (
+    typeof name !== "string" || name === "" || name === "." || name === ".." || /[/%]/.test(name)
+  ) {
+    throw new TypeError(
+      `invalid name ${
+        JSON.stringify(name)
+      }: a name cannot be empty, "." or "..", nor contain "/" or "%"`,
+    );
+  }
+  try {
+    return encodeURIComponent(name).replaceAll("%3A", ":");
+  } catch {
+    // a lone UTF-16 surrogate: no UTF-8 spelling, so no path segment either
+    throw new TypeError(`invalid name ${JSON.stringify(name)}: not well-formed Unicode`);
+  }
 }
 
 /**
  * The REST path of a resource: `/api/v1/...` for the core group,
  * `/apis/GROUP/VERSION/...` for named groups, with `namespaces/NS/` when
- * namespaced. Throws a `TypeError` for malformed parts (which also keeps
- * them from escaping the path).
+ * namespaced. Throws a `TypeError` for a malformed part, which also keeps
+ * it from escaping the path: an `apiVersion` that is neither a core
+ * version (`"v1"`) nor `"GROUP/VERSION"` (a bare `"apps"`), a resource
+ * that is not a lower-case DNS-style name, a namespace that is not a DNS
+ * label (no namespace can be anything else), or a name that cannot be a
+ * path segment (empty, `.`, `..`, holding `/` or `%`). Any other name is
+ * accepted and percent-encoded (`:` is kept).
  *
  * @example
  * ```ts
@@ -45,23 +105,39 @@ function checkSegment(label: string, value: string): string {
  *   }),
  *   "/apis/apps/v1/namespaces/prod/deployments/web",
  * );
+ * assert.equal(
+ *   resourcePath({
+ *     apiVersion: "rbac.authorization.k8s.io/v1",
+ *     resource: "clusterroles",
+ *     name: "system:controller:job-controller",
+ *   }),
+ *   "/apis/rbac.authorization.k8s.io/v1/clusterroles/system:controller:job-controller",
+ * );
  * assert.throws(
  *   () => resourcePath({ apiVersion: "v1", resource: "pods", namespace: "../x" }),
  *   TypeError,
  * );
+ * assert.throws(() => resourcePath({ apiVersion: "apps", resource: "deployments" }), /apps\/v1/);
  * ```
  */
 export function resourcePath(ref: ResourceRef): string {
-  const parts = ref.apiVersion.split("/");
-  let base: string;
-  if (parts.length === 1) {
-    base = `/api/${checkSegment("version", parts[0])}`;
-  } else if (parts.length === 2) {
-    base = `/apis/${checkSegment("group", parts[0])}/${checkSegment("version", parts[1])}`;
-  } else {
-    throw new TypeError(`invalid apiVersion ${JSON.stringify(ref.apiVersion)}`);
-  }
-  const ns = ref.namespace ? `/namespaces/${checkSegment("namespace", ref.namespace)}` : "";
-  const name = ref.name ? `/${checkSegment("name", ref.name)}` : "";
-  return `${base}${ns}/${checkSegment("resource", ref.resource)}${name}`;
+  const base = apiBase(ref.apiVersion);
+  const ns = ref.namespace
+    ? `/namespaces/${
+      checked(
+        "namespace",
+        ref.namespace,
+        DNS_LABEL,
+        "a DNS label (lower-case letters, digits and '-', at most 63)",
+      )
+    }`
+    : "";
+  const resource = checked(
+    "resource",
+    ref.resource,
+    DNS_STYLE,
+    "a lower-case plural resource name",
+  );
+  const name = ref.name ? `/${nameSegment(ref.name)}` : "";
+  return `${base}${ns}/${resource}${name}`;
 }
