@@ -76,7 +76,11 @@ export type WatcherState = "listing" | "connecting" | "watching" | "waiting" | "
  * Options of {@linkcode watcher} (and, through `ReflectorOptions`, of the reflector).
  */
 export interface WatcherOptions {
-  /** Ends the watcher: the generator throws `signal.reason`. Default: none (runs until `return()`). */
+  /**
+   * Ends the watcher: once it aborts, the generator returns, so a `for await`
+   * loop over it ends quietly (nothing is thrown). Default: none (runs until
+   * `return()`).
+   */
   signal?: AbortSignal;
   /**
    * A resourceVersion the consumer already reflects (for example from an
