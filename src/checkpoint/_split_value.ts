@@ -6,6 +6,7 @@
  * @module
  */
 import { CheckpointError } from "./checkpoint_error.ts";
+import { abortableForEach } from "../async/_abortable.ts";
 import { Fnv1a4 } from "./_fnv1a.ts";
 
 /** The `format` of a manifest. */
@@ -87,7 +88,8 @@ function take(chunks: Uint8Array[], size: number): Uint8Array {
 /**
  * Reads `data` and cuts it into parts of `partBytes`, handed one by one to
  * `writePart` (awaited, in order). A value of at most `inlineBytes` is not
- * cut: it comes back as `inline`.
+ * cut: it comes back as `inline`. Each read of `data` is raced against
+ * `signal`; `writePart` must race its own calls.
  */
 export async function splitValue(
   data: AsyncIterable<Uint8Array>,
@@ -101,9 +103,9 @@ export async function splitValue(
   let bytes = 0;
   let parts = 0;
   const hash = new Fnv1a4();
-  for await (const chunk of data) {
-    signal?.throwIfAborted();
-    if (chunk.byteLength === 0) continue;
+  // each chunk raced against the signal: data that keeps the put waiting cannot outlast it
+  await abortableForEach(data, signal, async (chunk) => {
+    if (chunk.byteLength === 0) return;
     chunks.push(chunk.slice());
     buffered += chunk.byteLength;
     bytes += chunk.byteLength;
@@ -114,7 +116,7 @@ export async function splitValue(
       buffered -= partBytes;
       signal?.throwIfAborted();
     }
-  }
+  });
   signal?.throwIfAborted();
   if (parts === 0 && buffered <= inlineBytes) {
     return { parts: 0, inline: take(chunks, buffered), bytes, checksum: hash.digest() };

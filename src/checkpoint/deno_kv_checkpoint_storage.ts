@@ -1,5 +1,6 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
+import { abortable } from "../async/_abortable.ts";
 import {
   isManifest,
   joinParts,
@@ -65,6 +66,10 @@ interface StoredManifest extends Manifest {
  * races a save may find the old parts already deleted: it then fails
  * (`"truncated"`) rather than mix two checkpoints.
  *
+ * Every call into `kv` is raced against the method's signal, so a store
+ * that never answers cannot outlast an abort (a save aborted after its
+ * manifest was committed may still have replaced the checkpoint).
+ *
  * Deno KV is still unstable in Deno 2: run with `--unstable-kv`.
  *
  * @example
@@ -107,8 +112,8 @@ export function denoKvCheckpointStorage(
     }
   };
 
-  const readManifest = async (key: string) => {
-    const entry = await kv.get(manifestKey(key));
+  const readManifest = async (key: string, signal: AbortSignal | undefined) => {
+    const entry = await abortable(kv.get(manifestKey(key)), signal);
     if (entry.versionstamp === null) return { manifest: undefined, versionstamp: null };
     const value = entry.value as StoredManifest | null;
     if (
@@ -119,13 +124,20 @@ export function denoKvCheckpointStorage(
     return { manifest: value, versionstamp: entry.versionstamp };
   };
 
-  const deleteParts = async (key: string, generation: string, parts: number) => {
+  /** Deletes parts; each commit raced against `signal` (none for a clean-up after an abort). */
+  const deleteParts = async (
+    key: string,
+    generation: string,
+    parts: number,
+    signal?: AbortSignal,
+  ) => {
     for (let i = 0; i < parts; i += DELETES_PER_COMMIT) {
+      signal?.throwIfAborted();
       const op = kv.atomic();
       for (let j = i; j < Math.min(parts, i + DELETES_PER_COMMIT); j++) {
         op.delete(partKey(key, generation, j));
       }
-      await op.commit();
+      await abortable(op.commit(), signal);
     }
   };
 
@@ -134,10 +146,10 @@ export function denoKvCheckpointStorage(
       const { signal } = options;
       signal?.throwIfAborted();
       checkKey(key);
-      const { manifest } = await readManifest(key);
+      const { manifest } = await readManifest(key, signal);
       if (manifest === undefined) return undefined;
       return joinParts(key, manifest, manifest.inline, async (i) => {
-        const entry = await kv.get(partKey(key, manifest.generation, i));
+        const entry = await abortable(kv.get(partKey(key, manifest.generation, i)), signal);
         return entry.value instanceof Uint8Array ? entry.value : undefined;
       }, signal);
     },
@@ -151,7 +163,7 @@ export function denoKvCheckpointStorage(
       let inBatch = 0;
       let written = 0;
       const flush = async () => {
-        if (batch && inBatch > 0) await batch.commit();
+        if (batch && inBatch > 0) await abortable(batch.commit(), signal);
         written += inBatch;
         batch = undefined;
         inBatch = 0;
@@ -165,7 +177,8 @@ export function denoKvCheckpointStorage(
         await flush();
         signal?.throwIfAborted();
       } catch (err) {
-        await deleteParts(key, generation, written + inBatch).catch(() => {});
+        const cleanUp = deleteParts(key, generation, written + inBatch).catch(() => {});
+        if (!signal?.aborted) await cleanUp; // after an abort it goes on, unawaited
         throw err;
       }
       const manifest: StoredManifest = {
@@ -183,44 +196,49 @@ export function denoKvCheckpointStorage(
       for (let attempt = 0;; attempt++) {
         let previous: { manifest: Manifest | undefined; versionstamp: string | null };
         try {
-          previous = await readManifest(key);
+          previous = await readManifest(key, signal);
         } catch (err) {
           if (!(err instanceof CheckpointError)) throw err;
           previous = {
             manifest: undefined,
-            versionstamp: (await kv.get(manifestKey(key))).versionstamp,
+            versionstamp: (await abortable(kv.get(manifestKey(key)), signal)).versionstamp,
           };
         }
-        const result = await kv.atomic()
-          .check({ key: manifestKey(key), versionstamp: previous.versionstamp })
-          .set(manifestKey(key), manifest)
-          .commit();
+        const result = await abortable(
+          kv.atomic()
+            .check({ key: manifestKey(key), versionstamp: previous.versionstamp })
+            .set(manifestKey(key), manifest)
+            .commit(),
+          signal,
+        );
         if (result.ok) {
           const old = previous.manifest;
           if (old && old.parts > 0 && old.generation !== generation) {
-            await deleteParts(key, old.generation, old.parts).catch(() => {});
+            await deleteParts(key, old.generation, old.parts, signal).catch(() => {});
+            signal?.throwIfAborted();
           }
           return;
         }
         if (attempt >= 10) {
-          await deleteParts(key, generation, split.parts).catch(() => {});
+          await deleteParts(key, generation, split.parts, signal).catch(() => {});
           throw new CheckpointError("storage", key, "other saves kept replacing it: gave up");
         }
       }
     },
 
     async delete(key, options = {}) {
-      options.signal?.throwIfAborted();
+      const { signal } = options;
+      signal?.throwIfAborted();
       checkKey(key);
       let previous: Manifest | undefined;
       try {
-        previous = (await readManifest(key)).manifest;
+        previous = (await readManifest(key, signal)).manifest;
       } catch (err) {
         if (!(err instanceof CheckpointError)) throw err;
       }
-      await kv.atomic().delete(manifestKey(key)).commit();
+      await abortable(kv.atomic().delete(manifestKey(key)).commit(), signal);
       if (previous && previous.parts > 0) {
-        await deleteParts(key, previous.generation, previous.parts);
+        await deleteParts(key, previous.generation, previous.parts, signal);
       }
     },
   };

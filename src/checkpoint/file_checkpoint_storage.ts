@@ -1,35 +1,7 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
+import { abortable, abortableForEach } from "../async/_abortable.ts";
+import { FileChunks, fileError, type FileHandle, type Fs, nodeFs } from "./_file_io.ts";
 
-/** The parts of `node:fs/promises` used here (typed here: the declarations need no `@types/node`). */
-interface FileHandle {
-  write(data: Uint8Array): Promise<{ bytesWritten: number }>;
-  read(
-    buffer: Uint8Array,
-    offset: number,
-    length: number,
-    position: number | null,
-  ): Promise<{ bytesRead: number }>;
-  sync(): Promise<void>;
-  close(): Promise<void>;
-}
-interface Fs {
-  open(path: string, flags: string, mode?: number): Promise<FileHandle>;
-  rename(from: string, to: string): Promise<void>;
-  unlink(path: string): Promise<void>;
-  mkdir(path: string, options: { recursive: true }): Promise<unknown>;
-}
-let fsPromise: Promise<Fs> | undefined;
-function nodeFs(): Promise<Fs> {
-  fsPromise ??= (import("node:fs/promises") as Promise<unknown> as Promise<Fs>).catch((err) => {
-    fsPromise = undefined;
-    throw new TypeError("fileCheckpointStorage: this runtime has no node:fs/promises", {
-      cause: err,
-    });
-  });
-  return fsPromise;
-}
-
-const READ_CHUNK = 256 * 1024;
 const SUFFIX = ".checkpoint";
 /** File names stay below common file-system limits (255 bytes), with room for a temporary suffix. */
 const MAX_NAME = 200;
@@ -78,7 +50,18 @@ const code = (err: unknown) => (err as { code?: string } | null)?.code;
  * temporary file and leaves the previous checkpoint as it was; a process
  * killed mid-write leaves a `*.checkpoint.tmp-*` file behind, which is
  * never read (delete such files at leisure). A `get` opens the file at once
- * and reads that file to the end, whatever is renamed over it meanwhile.
+ * and reads that file to the end, whatever is renamed over it meanwhile;
+ * the file is closed at the end, when the reader leaves early (`return()`,
+ * also before the first read), and when the read fails or is aborted.
+ *
+ * Every method rejects with `signal.reason` as soon as its signal aborts,
+ * even while a file-system call hangs (a stalled network file system);
+ * what that call leaves (an open file, a temporary file) is released once
+ * it returns. A put aborted during its final rename may still have
+ * replaced the file. Errors name their cause: Node's system errors as they
+ * are (`ENOTDIR: not a directory, open '…'`), and on Deno a missing
+ * permission as the flag to add (`--allow-read=DIR` to load,
+ * `--allow-write=DIR` to save or delete; a save needs both).
  *
  * @example
  * ```ts
@@ -111,69 +94,75 @@ export function fileCheckpointStorage(dir: string): CheckpointStorage {
       const { signal } = options;
       signal?.throwIfAborted();
       const path = pathOf(key);
-      const fs = await nodeFs();
+      const fs = await abortable(nodeFs(), signal);
       let handle: FileHandle;
       try {
-        handle = await fs.open(path, "r");
+        // a handle opened after an abort is closed, never leaked
+        handle = await abortable(fs.open(path, "r"), signal, { dispose: (h) => h.close() });
       } catch (err) {
+        if (signal?.aborted) throw signal.reason;
         if (code(err) === "ENOENT") return undefined;
-        throw err;
+        throw fileError(err, "read", base);
       }
-      return (async function* () {
-        try {
-          while (true) {
-            signal?.throwIfAborted();
-            const buffer = new Uint8Array(READ_CHUNK);
-            const { bytesRead } = await handle.read(buffer, 0, READ_CHUNK, null);
-            if (bytesRead === 0) return;
-            yield bytesRead === READ_CHUNK ? buffer : buffer.subarray(0, bytesRead);
-          }
-        } finally {
-          await handle.close();
-        }
-      })();
+      return new FileChunks(handle, signal);
     },
 
     async put(key, data, options = {}) {
       const { signal } = options;
       signal?.throwIfAborted();
       const path = pathOf(key);
-      const fs = await nodeFs();
-      await fs.mkdir(base, { recursive: true });
+      const fs = await abortable(nodeFs(), signal);
       const random = crypto.getRandomValues(new Uint32Array(2));
       const temp = `${path}.tmp-${random[0].toString(36)}${random[1].toString(36)}`;
-      const handle = await fs.open(temp, "wx", 0o600);
+      let handle: FileHandle;
+      try {
+        await abortable(fs.mkdir(base, { recursive: true }), signal);
+        handle = await abortable(fs.open(temp, "wx", 0o600), signal, {
+          dispose: (h) => h.close().finally(() => fs.unlink(temp)),
+        });
+      } catch (err) {
+        if (signal?.aborted) throw signal.reason;
+        throw fileError(err, "write", base);
+      }
+      // Each call is raced against the signal; the clean-up waits for the
+      // last one to settle (never closing a handle under a pending write).
+      let last: Promise<unknown> = Promise.resolve();
+      const step = <T>(call: Promise<T>): Promise<T> => abortable(last = call, signal);
       let closed = false;
       try {
-        for await (const chunk of data) {
-          signal?.throwIfAborted();
+        await abortableForEach(data, signal, async (chunk) => {
           let offset = 0;
           while (offset < chunk.byteLength) {
-            const { bytesWritten } = await handle.write(chunk.subarray(offset));
-            offset += bytesWritten;
+            offset += (await step(handle.write(chunk.subarray(offset)))).bytesWritten;
           }
-        }
+        });
         signal?.throwIfAborted();
-        await handle.sync();
+        await step(handle.sync());
         closed = true;
-        await handle.close();
-        await fs.rename(temp, path);
+        await step(handle.close());
+        await step(fs.rename(temp, path));
       } catch (err) {
-        if (!closed) await handle.close().catch(() => {});
-        await fs.unlink(temp).catch(() => {});
-        throw err;
+        const cleanUp = last.then(() => {}, () => {}).then(async () => {
+          if (!closed) await handle.close().catch(() => {});
+          await fs.unlink(temp).catch(() => {});
+        });
+        if (signal?.aborted) throw signal.reason; // the clean-up goes on, unawaited
+        await cleanUp;
+        throw fileError(err, "write", base);
       }
-      await syncDir(fs, base);
+      await abortable(syncDir(fs, base), signal);
     },
 
     async delete(key, options = {}) {
-      options.signal?.throwIfAborted();
+      const { signal } = options;
+      signal?.throwIfAborted();
       const path = pathOf(key);
-      const fs = await nodeFs();
+      const fs = await abortable(nodeFs(), signal);
       try {
-        await fs.unlink(path);
+        await abortable(fs.unlink(path), signal);
       } catch (err) {
-        if (code(err) !== "ENOENT") throw err;
+        if (signal?.aborted) throw signal.reason;
+        if (code(err) !== "ENOENT") throw fileError(err, "write", base);
       }
     },
   };

@@ -1,5 +1,6 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
+import { abortable } from "../async/_abortable.ts";
 import {
   isManifest,
   joinParts,
@@ -75,6 +76,10 @@ function toBytes(value: unknown, what: string): Uint8Array {
  * deleted: it then gets a `CheckpointError` and relists, never mixed data.
  * Workers KV also allows one write per second to a key: save no more often.
  *
+ * Every call into `kv` is raced against the method's signal, so a binding
+ * that never answers cannot outlast an abort (a save aborted after its
+ * manifest was written may still have replaced the checkpoint).
+ *
  * @example A checkpoint split across small values
  * ```ts
  * import assert from "node:assert/strict";
@@ -131,8 +136,9 @@ export function kvCheckpointStorage(
 
   const readManifest = async (
     key: string,
+    signal: AbortSignal | undefined,
   ): Promise<{ manifest: Manifest; inline: Uint8Array } | undefined> => {
-    const value = await kv.get(manifestKey(key), "arrayBuffer");
+    const value = await abortable(kv.get(manifestKey(key), "arrayBuffer"), signal);
     if (value === null || value === undefined) return undefined;
     const bytes = toBytes(value, "manifest");
     const newline = bytes.indexOf(10);
@@ -148,8 +154,17 @@ export function kvCheckpointStorage(
     return { manifest: parsed, inline: bytes.subarray(newline + 1) };
   };
 
-  const deleteParts = async (key: string, generation: string, parts: number) => {
-    for (let i = 0; i < parts; i++) await kv.delete(partKey(key, generation, i));
+  /** Deletes parts; each call raced against `signal` (none for a clean-up after an abort). */
+  const deleteParts = async (
+    key: string,
+    generation: string,
+    parts: number,
+    signal?: AbortSignal,
+  ) => {
+    for (let i = 0; i < parts; i++) {
+      signal?.throwIfAborted();
+      await abortable(kv.delete(partKey(key, generation, i)), signal);
+    }
   };
 
   return {
@@ -157,11 +172,14 @@ export function kvCheckpointStorage(
       const { signal } = options;
       signal?.throwIfAborted();
       checkKey(key);
-      const found = await readManifest(key);
+      const found = await readManifest(key, signal);
       if (found === undefined) return undefined;
       const { manifest, inline } = found;
       return joinParts(key, manifest, manifest.parts === 0 ? inline : undefined, async (i) => {
-        const part = await kv.get(partKey(key, manifest.generation, i), "arrayBuffer");
+        const part = await abortable(
+          kv.get(partKey(key, manifest.generation, i), "arrayBuffer"),
+          signal,
+        );
         return part === null || part === undefined ? undefined : toBytes(part, "part");
       }, signal);
     },
@@ -172,7 +190,7 @@ export function kvCheckpointStorage(
       checkKey(key);
       let previous: Manifest | undefined;
       try {
-        previous = (await readManifest(key))?.manifest;
+        previous = (await readManifest(key, signal))?.manifest;
       } catch (err) {
         if (!(err instanceof CheckpointError)) throw err; // an unreadable old value: nothing to clean
       }
@@ -180,9 +198,10 @@ export function kvCheckpointStorage(
       let written = 0;
       const split = await splitValue(data, partBytes, partBytes, async (part, index) => {
         written = index + 1;
-        await kv.put(partKey(key, generation, index), part);
+        await abortable(kv.put(partKey(key, generation, index), part), signal);
       }, signal).catch(async (err) => {
-        await deleteParts(key, generation, written).catch(() => {});
+        const cleanUp = deleteParts(key, generation, written).catch(() => {});
+        if (!signal?.aborted) await cleanUp; // after an abort it goes on, unawaited
         throw err;
       });
       const manifest: Manifest = {
@@ -200,24 +219,27 @@ export function kvCheckpointStorage(
       if (split.inline) value.set(split.inline, line.byteLength);
       // The switch-over. If this write fails, it may still have happened:
       // the new parts stay (unreferenced at worst), the old ones too.
-      await kv.put(manifestKey(key), value);
+      await abortable(kv.put(manifestKey(key), value), signal);
       if (previous && previous.parts > 0 && previous.generation !== generation) {
-        await deleteParts(key, previous.generation, previous.parts).catch(() => {});
+        await deleteParts(key, previous.generation, previous.parts, signal).catch(() => {});
+        signal?.throwIfAborted();
       }
     },
 
     async delete(key, options = {}) {
-      options.signal?.throwIfAborted();
+      const { signal } = options;
+      signal?.throwIfAborted();
       checkKey(key);
       let previous: Manifest | undefined;
       try {
-        previous = (await readManifest(key))?.manifest;
+        previous = (await readManifest(key, signal))?.manifest;
       } catch (err) {
         if (!(err instanceof CheckpointError)) throw err;
       }
-      await kv.delete(manifestKey(key)); // first: from here on, readers find nothing
+      // first: from here on, readers find nothing
+      await abortable(kv.delete(manifestKey(key)), signal);
       if (previous && previous.parts > 0) {
-        await deleteParts(key, previous.generation, previous.parts);
+        await deleteParts(key, previous.generation, previous.parts, signal);
       }
     },
   };

@@ -4,6 +4,8 @@ import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
 import { CheckpointReader } from "./_checkpoint_reader.ts";
 import { TurnTaker } from "./_yield.ts";
+import { describeStorageCause } from "./_storage_cause.ts";
+import { abortable, abortableForEach } from "../async/_abortable.ts";
 
 /** A checkpoint read back whole, checked and matching the expected identity. */
 export interface LoadedCheckpoint<T extends KubeObjectLike = KubeObject> {
@@ -25,10 +27,14 @@ export interface LoadedCheckpoint<T extends KubeObjectLike = KubeObject> {
  * when it is corrupt, truncated, of a newer format, for another cluster or
  * server (`"foreign-cluster"`), for another resource, namespace, selector or
  * `metadataOnly` setting (`"foreign-resource"`), or when the storage fails
- * (`"storage"`); with `signal.reason` on abort. It never hands out part of a
- * checkpoint: the objects are returned only once the end marker and the
- * checksum have been read and checked. A damaged checkpoint is reported as
- * `"corrupt"` or `"truncated"` even when its header is also foreign.
+ * (`"storage"`: the message says what the storage's error says, without
+ * secrets; the error itself is the `cause`); with `signal.reason` as soon
+ * as `signal` aborts, even when the storage (its `get` or a read of the
+ * value) never answers: whatever it returns later is released. It never
+ * hands out part of a checkpoint: the objects are returned only once the
+ * end marker and the checksum have been read and checked. A damaged
+ * checkpoint is reported as `"corrupt"` or `"truncated"` even when its
+ * header is also foreign.
  *
  * The value is decoded as it streams in, line by line, so the text and the
  * objects are never both held whole; the event loop gets a turn about every
@@ -69,19 +75,25 @@ export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
   const reader = new CheckpointReader<T>(key, expected);
   const turns = new TurnTaker();
   try {
-    const body = await storage.get(key, { signal });
-    signal?.throwIfAborted();
+    // Every call into the storage is raced against the signal (a storage
+    // that ignores it cannot hold the caller), and what it returns is
+    // released on every way out, a value it returns after an abort included.
+    const body = await abortable(storage.get(key, { signal }), signal, { dispose: release });
     if (body === undefined) return undefined;
-    for await (const chunk of body) {
-      signal?.throwIfAborted();
+    await abortableForEach(body, signal, (chunk) => {
       reader.push(chunk);
-      await turns.add(chunk.byteLength);
-    }
+      return turns.add(chunk.byteLength);
+    });
     signal?.throwIfAborted();
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof CheckpointError) throw err;
-    throw new CheckpointError("storage", key, "the storage failed to read it", { cause: err });
+    throw new CheckpointError(
+      "storage",
+      key,
+      `the storage failed to read it: ${describeStorageCause(err)}`,
+      { cause: err },
+    );
   }
   const { header, items, bytes } = reader.finish();
   return {
@@ -91,4 +103,9 @@ export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
     savedAt: header.savedAt,
     bytes,
   };
+}
+
+/** Releases a value nobody will read (its iterator's `return()`), e.g. an open file. */
+function release(body: AsyncIterable<Uint8Array> | undefined): unknown {
+  return body?.[Symbol.asyncIterator]().return?.();
 }

@@ -1,4 +1,5 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
+import { abortableForEach } from "../async/_abortable.ts";
 
 /**
  * A {@linkcode CheckpointStorage} in this process's memory: for tests, and
@@ -25,21 +26,23 @@ export function memoryCheckpointStorage(): CheckpointStorage {
   return {
     // deno-lint-ignore require-await
     async get(key, options = {}) {
-      options.signal?.throwIfAborted();
+      const { signal } = options;
+      signal?.throwIfAborted();
       const chunks = values.get(key);
       if (chunks === undefined) return undefined;
       return (async function* () {
-        for (const chunk of chunks) yield chunk.slice();
+        for (const chunk of chunks) {
+          signal?.throwIfAborted();
+          yield chunk.slice();
+        }
       })();
     },
     async put(key, data, options = {}) {
       const { signal } = options;
       signal?.throwIfAborted();
       const chunks: Uint8Array[] = [];
-      for await (const chunk of data) {
-        signal?.throwIfAborted();
-        chunks.push(chunk.slice());
-      }
+      // an abort ends the put even while its data keeps it waiting
+      await abortableForEach(data, signal, (chunk) => void chunks.push(chunk.slice()));
       signal?.throwIfAborted();
       values.set(key, chunks);
     },

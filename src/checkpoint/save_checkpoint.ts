@@ -10,6 +10,8 @@ import {
   FORMAT,
   VERSION,
 } from "./_format.ts";
+import { describeStorageCause } from "./_storage_cause.ts";
+import { abortable } from "../async/_abortable.ts";
 
 /**
  * What a checkpoint holds: the objects of a store and the resourceVersion
@@ -39,9 +41,11 @@ export interface CheckpointData<T extends KubeObjectLike = KubeObject> {
  * Resolves with the number of objects and bytes written. Rejects with a
  * `TypeError` for an invalid key, identity, resourceVersion or item (an
  * object without a `metadata` object, or one `JSON.stringify` refuses); a
- * {@linkcode CheckpointError} (`"storage"`, the storage's error as `cause`)
- * when the storage fails; `signal.reason` on abort. In every such case the
- * previous checkpoint stays in place.
+ * {@linkcode CheckpointError} (`"storage"`, the storage's error as `cause`
+ * and, without secrets, in the message) when the storage fails;
+ * `signal.reason` as soon as `signal` aborts, even when the storage's `put`
+ * never answers. In every such case the previous checkpoint stays in place
+ * (as far as the storage keeps its contract).
  *
  * @example Save, then load
  * ```ts
@@ -92,12 +96,21 @@ export async function saveCheckpoint<T extends KubeObjectLike = KubeObject>(
   };
   const state: EncodeState = { bytes: 0, finished: false };
   try {
-    await storage.put(key, encodeCheckpoint(header, items, state, signal), { signal });
+    // raced against the signal: a storage that ignores it cannot hold the caller
+    await abortable(
+      storage.put(key, encodeCheckpoint(header, items, state, signal), { signal }),
+      signal,
+    );
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (state.error !== undefined) throw state.error;
     if (err instanceof CheckpointError) throw err;
-    throw new CheckpointError("storage", key, "the storage failed to save it", { cause: err });
+    throw new CheckpointError(
+      "storage",
+      key,
+      `the storage failed to save it: ${describeStorageCause(err)}`,
+      { cause: err },
+    );
   }
   if (!state.finished) {
     throw new CheckpointError("storage", key, "the storage did not read the whole checkpoint");

@@ -110,3 +110,47 @@ export async function* chunksThen(
 
 export const enc = new TextEncoder();
 export const dec = new TextDecoder();
+
+/** A promise that never settles (a storage that ignores its signal). */
+export function never<T>(): Promise<T> {
+  return new Promise<T>(() => {});
+}
+
+/** Lets timers and I/O that are due run (one macrotask turn). */
+export function turn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * A value as an iterator that yields `chunks`, then never answers again
+ * (whatever its signal); records its `next()` and `return()` calls.
+ */
+export function stallingValue(chunks: Uint8Array[] = []): AsyncIterableIterator<Uint8Array> & {
+  log: string[];
+} {
+  let i = 0;
+  const value = {
+    log: [] as string[],
+    [Symbol.asyncIterator]() {
+      return value;
+    },
+    next(): Promise<IteratorResult<Uint8Array, undefined>> {
+      value.log.push("next");
+      return i < chunks.length ? Promise.resolve({ done: false, value: chunks[i++] }) : never();
+    },
+    return(): Promise<IteratorResult<Uint8Array, undefined>> {
+      value.log.push("return");
+      return Promise.resolve({ done: true, value: undefined });
+    },
+  };
+  return value;
+}
+
+/** Waits, turn by turn (at most `turns`), until `condition()` holds; fails if it never does. */
+export async function until(condition: () => boolean, what: string, turns = 500): Promise<void> {
+  for (let i = 0; i < turns; i++) {
+    if (condition()) return;
+    await turn();
+  }
+  throw new Error(`never happened: ${what}`);
+}

@@ -11,7 +11,15 @@ import { test } from "../_test.ts";
 import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
-import { chunksThen, configMaps, enc, IDENTITY, readAll } from "./_helpers.ts";
+import {
+  chunksThen,
+  configMaps,
+  enc,
+  IDENTITY,
+  readAll,
+  stallingValue,
+  until,
+} from "./_helpers.ts";
 
 /** A storage under test, and how to dispose of it. */
 export interface StorageFixture {
@@ -106,6 +114,35 @@ export function storageContract(
       assert.equal(await value(storage, "k"), "old");
     },
   );
+
+  run(
+    "rejects a put with the abort reason while its data never yields, and keeps the previous value",
+    async (storage) => {
+      await storage.put("k", chunksThen([enc.encode("old")]));
+      const ac = new AbortController();
+      const data = stallingValue([bytesOf(70_000)]);
+      const pending = storage.put("k", data, { signal: ac.signal });
+      await until(() => data.log.length === 2, "the put waits for its second chunk");
+      ac.abort(new Error("gave up on the data"));
+      await assert.rejects(pending, /gave up on the data/);
+      assert.equal(await value(storage, "k"), "old");
+      assert.equal(data.log.at(-1), "return", "the data is released");
+    },
+  );
+
+  run("rejects every method at once with the reason of an aborted signal", async (storage) => {
+    await storage.put("k", chunksThen([enc.encode("old")]));
+    const ac = new AbortController();
+    ac.abort(new Error("aborted before"));
+    const signal = ac.signal;
+    await assert.rejects(storage.get("k", { signal }), /aborted before/);
+    await assert.rejects(
+      storage.put("k", chunksThen([enc.encode("new")]), { signal }),
+      /aborted before/,
+    );
+    await assert.rejects(storage.delete("k", { signal }), /aborted before/);
+    assert.equal(await value(storage, "k"), "old");
+  });
 
   run("deletes a value", async (storage) => {
     await storage.put("k", chunksThen([bytesOf(150_000)]));

@@ -9,7 +9,7 @@ import {
 } from "../../src/checkpoint/deno_kv_checkpoint_storage.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
-import { configMaps, IDENTITY } from "./_helpers.ts";
+import { chunksThen, configMaps, IDENTITY, never, turn } from "./_helpers.ts";
 import { storageContract } from "./_storage_contract.ts";
 
 interface OpenKv extends DenoKvLike {
@@ -176,5 +176,60 @@ kvTest(
       (await keys(kv)).filter((k) => k !== "c/k").map((k) => k.split("/")[2]),
     );
     assert.equal(generations.size, 1, [...generations].join(", "));
+  },
+);
+
+/** `kv`, but every get and commit never answers once `hang()` is called. */
+function hanging(kv: DenoKvLike): DenoKvLike & { hang(): void } {
+  let hung = false;
+  return {
+    hang: () => void (hung = true),
+    get: (key) => hung ? never() : kv.get(key),
+    atomic: () => {
+      const op = kv.atomic();
+      const wrapped: DenoKvAtomicLike = {
+        check: (...checks) => (op.check(...checks), wrapped),
+        set: (key, value) => (op.set(key, value), wrapped),
+        delete: (key) => (op.delete(key), wrapped),
+        commit: () => hung ? never() : op.commit(),
+      };
+      return wrapped;
+    },
+  };
+}
+
+kvTest(
+  "denoKvCheckpointStorage rejects get, a read of parts, put and delete with the abort reason while Deno KV never answers",
+  async (kv) => {
+    const items = configMaps(200, 1000); // parts
+    const calls = {
+      get: (s: ReturnType<typeof denoKvCheckpointStorage>, signal: AbortSignal) =>
+        s.get("k", { signal }),
+      put: (s: ReturnType<typeof denoKvCheckpointStorage>, signal: AbortSignal) =>
+        s.put("k", chunksThen([new Uint8Array(200_000)]), { signal }),
+      delete: (s: ReturnType<typeof denoKvCheckpointStorage>, signal: AbortSignal) =>
+        s.delete("k", { signal }),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      const store = hanging(kv);
+      const storage = denoKvCheckpointStorage(store);
+      await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+      store.hang();
+      const ac = new AbortController();
+      const pending = call(storage, ac.signal);
+      await turn();
+      ac.abort(new Error(`gave up on ${name}`));
+      await assert.rejects(pending, new RegExp(`gave up on ${name}`));
+    }
+    const store = hanging(kv);
+    const storage = denoKvCheckpointStorage(store);
+    await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+    const ac = new AbortController();
+    const value = (await storage.get("k", { signal: ac.signal }))!;
+    store.hang();
+    const reading = value[Symbol.asyncIterator]().next();
+    await turn();
+    ac.abort(new Error("gave up on a part"));
+    await assert.rejects(reading, /gave up on a part/);
   },
 );

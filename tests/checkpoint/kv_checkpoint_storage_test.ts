@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
+import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
 import {
   type KeyValueNamespaceLike,
   kvCheckpointStorage,
 } from "../../src/checkpoint/kv_checkpoint_storage.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
-import { chunksThen, configMaps, enc, IDENTITY, readAll } from "./_helpers.ts";
+import { chunksThen, configMaps, enc, IDENTITY, never, readAll, turn } from "./_helpers.ts";
 import { storageContract } from "./_storage_contract.ts";
 
 const MAX = 1024;
@@ -19,6 +20,8 @@ class FakeKv implements KeyValueNamespaceLike {
   /** Fails the n-th put from now (1 = the next one), and every operation after it when `dead`. */
   failAt: number | undefined;
   dead = false;
+  /** Every operation from now on never answers (a binding that ignores every deadline). */
+  hang = false;
   readonly max: number;
   constructor(max = MAX) {
     this.max = max;
@@ -28,11 +31,13 @@ class FakeKv implements KeyValueNamespaceLike {
   }
   get(key: string, _type: "arrayBuffer"): Promise<ArrayBuffer | null> {
     this.#check();
+    if (this.hang) return never();
     const v = this.map.get(key);
     return Promise.resolve(v ? v.slice().buffer : null);
   }
   put(key: string, value: ArrayBuffer | Uint8Array): Promise<void> {
     this.#check();
+    if (this.hang) return never();
     this.puts++;
     if (this.failAt !== undefined && --this.failAt === 0) {
       this.failAt = undefined;
@@ -47,6 +52,7 @@ class FakeKv implements KeyValueNamespaceLike {
   }
   delete(key: string): Promise<void> {
     this.#check();
+    if (this.hang) return never();
     this.map.delete(key);
     return Promise.resolve();
   }
@@ -251,4 +257,38 @@ interface CloudflareKvNamespace {
 test("a Workers KV binding is a KeyValueNamespaceLike (checked by the type checker)", () => {
   const fits = (binding: CloudflareKvNamespace): KeyValueNamespaceLike => binding;
   assert.equal(typeof fits, "function");
+});
+
+test("kvCheckpointStorage rejects get, a read of parts, put and delete with the abort reason while the binding never answers", async () => {
+  const items = configMaps(20);
+  const cases: Record<
+    string,
+    (storage: CheckpointStorage, signal: AbortSignal) => Promise<unknown>
+  > = {
+    get: (storage, signal) => storage.get("k", { signal }),
+    put: (storage, signal) => storage.put("k", chunksThen([new Uint8Array(5000)]), { signal }),
+    delete: (storage, signal) => storage.delete("k", { signal }),
+  };
+  for (const [name, call] of Object.entries(cases)) {
+    const kv = new FakeKv();
+    const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
+    await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+    kv.hang = true;
+    const ac = new AbortController();
+    const pending = call(storage, ac.signal);
+    await turn();
+    ac.abort(new Error(`gave up on ${name}`));
+    await assert.rejects(pending, new RegExp(`gave up on ${name}`));
+  }
+  // a value whose manifest was read, then the parts never come
+  const kv = new FakeKv();
+  const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
+  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+  const ac = new AbortController();
+  const value = (await storage.get("k", { signal: ac.signal }))!;
+  kv.hang = true;
+  const reading = value[Symbol.asyncIterator]().next();
+  await turn();
+  ac.abort(new Error("gave up on a part"));
+  await assert.rejects(reading, /gave up on a part/);
 });

@@ -14,7 +14,11 @@ import {
   dec,
   enc,
   IDENTITY,
+  never,
+  stallingValue,
+  turn,
 } from "./_helpers.ts";
+import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
 
 const isReason = (...reasons: string[]) => (err: unknown) => {
   assert.ok(err instanceof CheckpointError, `not a CheckpointError: ${err}`);
@@ -301,4 +305,93 @@ test("loadCheckpoint's errors never quote the checkpoint's content", async () =>
     assert.doesNotMatch((err as Error).message, /hunter2/);
     return true;
   });
+});
+
+/** A storage whose `get` is `get`; put and delete are never called. */
+const getting = (get: CheckpointStorage["get"]): CheckpointStorage => ({
+  get,
+  put: () => never(),
+  delete: () => never(),
+});
+
+test("loadCheckpoint rejects with the abort reason while the storage's get never answers, and releases a value it returns later", async () => {
+  const ac = new AbortController();
+  let answer!: (value: AsyncIterable<Uint8Array>) => void;
+  const storage = getting(() => new Promise((resolve) => (answer = resolve)));
+  const pending = loadCheckpoint(storage, "k", IDENTITY, { signal: ac.signal });
+  await turn();
+  ac.abort(new Error("gave up on get"));
+  await assert.rejects(pending, /gave up on get/);
+  const late = stallingValue([enc.encode("{")]);
+  answer(late);
+  await turn();
+  assert.deepEqual(late.log, ["return"], "released, never read");
+});
+
+test("loadCheckpoint rejects with the abort reason while a read of the value never answers, and starts its release", async () => {
+  const bytes = await checkpointBytes(configMaps(5));
+  const value = stallingValue([bytes.slice(0, 100)]);
+  const ac = new AbortController();
+  const pending = loadCheckpoint(getting(() => Promise.resolve(value)), "k", IDENTITY, {
+    signal: ac.signal,
+  });
+  await turn();
+  assert.deepEqual(value.log, ["next", "next"], "the second read hangs");
+  ac.abort(new Error("gave up on the read"));
+  await assert.rejects(pending, /gave up on the read/);
+  assert.deepEqual(value.log, ["next", "next", "return"]);
+});
+
+test("loadCheckpoint releases the value when the signal aborts as the get answers, before any read", async () => {
+  const ac = new AbortController();
+  const value = stallingValue([]);
+  const storage = getting(() => {
+    ac.abort(new Error("aborted during get"));
+    return Promise.resolve(value);
+  });
+  await assert.rejects(
+    loadCheckpoint(storage, "k", IDENTITY, { signal: ac.signal }),
+    /aborted during get/,
+  );
+  await turn();
+  assert.deepEqual(value.log, ["return"]);
+});
+
+test("loadCheckpoint says in its message what the storage's error says, without secrets", async () => {
+  const enotdir = Object.assign(
+    new Error("ENOTDIR: not a directory, open '/var/ckpt/k.checkpoint'"),
+    { code: "ENOTDIR", syscall: "open", path: "/var/ckpt/k.checkpoint" },
+  );
+  await assert.rejects(
+    loadCheckpoint(getting(() => Promise.reject(enotdir)), "k", IDENTITY),
+    (err) => {
+      assert.ok(isReason("storage")(err));
+      assert.equal((err as Error).cause, enotdir);
+      assert.equal(
+        (err as Error).message,
+        `checkpoint "k": the storage failed to read it: ENOTDIR: not a directory, open '/var/ckpt/k.checkpoint' (storage)`,
+      );
+      return true;
+    },
+  );
+  const leaky = new TypeError(
+    "GET https://user:hunter2@s3.example.com/bucket/k?X-Amz-Signature=abc123 failed; authorization: Bearer tok-987 token=tok-654",
+  );
+  await assert.rejects(
+    loadCheckpoint(getting(() => Promise.reject(leaky)), "k", IDENTITY),
+    (err) => {
+      const message = (err as Error).message;
+      assert.match(
+        message,
+        /failed to read it: TypeError: GET https:\/\/s3\.example\.com\/bucket\/k failed/,
+      );
+      assert.doesNotMatch(message, /hunter2|abc123|tok-987|tok-654/);
+      return true;
+    },
+  );
+  const coded = Object.assign(new Error("permission denied"), { code: "EACCES" });
+  await assert.rejects(
+    loadCheckpoint(getting(() => Promise.reject(coded)), "k", IDENTITY),
+    /failed to read it: EACCES: permission denied \(storage\)/,
+  );
 });

@@ -5,7 +5,7 @@ import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
-import { configMaps, dec, IDENTITY, readAll } from "./_helpers.ts";
+import { configMaps, dec, IDENTITY, never, readAll, turn } from "./_helpers.ts";
 
 /** A memory storage that records the chunk sizes each put receives. */
 function recordingStorage(): CheckpointStorage & { chunkSizes: number[] } {
@@ -202,5 +202,48 @@ test("saveCheckpoint rejects with the abort reason and keeps the previous checkp
       signal: ac.signal,
     }),
     /stop saving/,
+  );
+});
+
+test("saveCheckpoint rejects with the abort reason while the storage's put never answers, whether or not it reads its data", async () => {
+  const silent: CheckpointStorage = { ...memoryCheckpointStorage(), put: () => never() };
+  const stalled: CheckpointStorage = {
+    ...memoryCheckpointStorage(),
+    async put(_key, data) {
+      for await (const _ of data) await never(); // takes one chunk, then waits forever
+    },
+  };
+  for (const storage of [silent, stalled]) {
+    const ac = new AbortController();
+    const pending = saveCheckpoint(storage, "k", {
+      identity: IDENTITY,
+      resourceVersion: "1",
+      items: configMaps(3),
+    }, { signal: ac.signal });
+    await turn();
+    ac.abort(new Error("gave up on put"));
+    await assert.rejects(pending, /gave up on put/);
+  }
+});
+
+test("saveCheckpoint says in its message what the storage's error says", async () => {
+  const eacces = Object.assign(new Error("EACCES: permission denied, open '/var/ckpt/k.tmp'"), {
+    code: "EACCES",
+  });
+  const storage: CheckpointStorage = {
+    ...memoryCheckpointStorage(),
+    put: () => Promise.reject(eacces),
+  };
+  await assert.rejects(
+    saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items: [] }),
+    (err) => {
+      assert.ok(err instanceof CheckpointError && err.reason === "storage");
+      assert.equal(err.cause, eacces);
+      assert.equal(
+        err.message,
+        `checkpoint "k": the storage failed to save it: EACCES: permission denied, open '/var/ckpt/k.tmp' (storage)`,
+      );
+      return true;
+    },
   );
 });
