@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every TypeScript/JavaScript code block of README.md (```ts, ```js)
-// as a program, on Node and on Deno, so that a snippet can never rot:
+// and of the docs pages given, as a program, on Node and on Deno, so that a
+// snippet can never rot:
 //
 //   - the blocks import the package by its name (`kube-reflector`,
 //     `kube-reflector/kubeconfig`, ...), as a user of the package does;
@@ -16,7 +17,14 @@
 //     connect to it too;
 //   - a block passes when it exits 0 within 30 s (a snippet that never
 //     ends, like a `for await` over an endless stream, fails), printed
-//     something, and wrote nothing to stderr.
+//     something (a block of nothing but imports need not: it checks that
+//     the names resolve), and wrote nothing to stderr;
+//   - a block fenced ```ts worker is a Worker module (`export default {
+//     fetch }`), called as workerd would (see asWorkerProgram);
+//   - a block fenced ```ts ignore (or ```js ignore) is not run: only for
+//     what cannot run here (a pod's service-account files, a registry, a
+//     URL import, CommonJS); the text before it should say so. Every
+//     skipped block is listed in the output.
 //
 // Usage: node scripts/check_readme.mjs [FILE.md ...]   (default README.md;
 // CHECK_README_VERBOSE=1 also prints what each block printed)
@@ -48,7 +56,7 @@ const PROXY_URL = "http://127.0.0.1:8001";
 const EXPECTED_STDERR =
   /^(Download |Check |Warning Implicitly using latest)|\] watch: streaming lists refused by kube-apiserver /;
 
-/** The runnable blocks of a Markdown text: { line, lang, code }. */
+/** The ts/js blocks of a Markdown text: { line, lang, code, skip }. */
 export function codeBlocks(markdown) {
   const blocks = [];
   const lines = markdown.split("\n");
@@ -61,17 +69,41 @@ export function codeBlocks(markdown) {
     for (; j < lines.length && !lines[j].startsWith(indent + fence); j++) body.push(lines[j]);
     if (["ts", "typescript", "js", "javascript"].includes(lang)) {
       const code = body.map((l) => l.slice(indent.length)).join("\n") + "\n";
-      blocks.push({ line: i + 1, lang, code: role === "worker" ? asWorkerProgram(code) : code });
+      if (role === "ignore") blocks.push({ line: i + 1, lang, code, skip: true });
+      else blocks.push({ line: i + 1, lang, code: role === "worker" ? asWorkerProgram(code) : code });
     }
     i = j;
   }
   return blocks;
 }
 
+/** Whether a block is nothing but import declarations (and comments). */
+function importsOnly(code) {
+  return code
+    .replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, "")
+    .replace(/^\s*import\s[^;]*?from\s*["'][^"']+["'];?|^\s*import\s*["'][^"']+["'];?/gm, "")
+    .trim() === "";
+}
+
+/** A kubeconfig for the test API server (kubectl proxy's address, replaced like any other). */
+const KUBECONFIG_TEXT = [
+  "apiVersion: v1",
+  "kind: Config",
+  "clusters:",
+  `- name: test\n  cluster:\n    server: ${PROXY_URL}`,
+  "users:",
+  "- name: dev\n  user:\n    token: readme-example-token",
+  "contexts:",
+  "- name: test\n  context:\n    cluster: test\n    user: dev\n    namespace: default",
+  "current-context: test",
+  "",
+].join("\n");
+
 /**
  * A Worker module (a block fenced as ```ts worker) made a program: its default
  * export's `fetch` is called with a request for the test API server's
- * `app=web` objects and an env holding the server's address and an in-memory
+ * `app=web` objects and an env holding the server's address (`KUBE_SERVER`),
+ * a kubeconfig for it as text (`KUBECONFIG`), the namespace and an in-memory
  * KV namespace (Workers KV's get/put/delete); it prints the answer. The same
  * worker as a file (examples/edge_worker.ts) runs on workerd in CI.
  */
@@ -84,6 +116,7 @@ function asWorkerProgram(code) {
 const __kv = new Map<string, ArrayBuffer>();
 const __env = {
   KUBE_SERVER: "${PROXY_URL}",
+  KUBECONFIG: ${JSON.stringify(KUBECONFIG_TEXT)},
   NAMESPACE: "default",
   CHECKPOINTS: {
     get: async (key: string, _type: "arrayBuffer") => __kv.get(key) ?? null,
@@ -165,26 +198,15 @@ async function main() {
 
   const work = mkdtempSync(join(tmpdir(), "check-readme-"));
   const kubeconfig = join(work, "kubeconfig.yaml");
-  writeFileSync(
-    kubeconfig,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters:",
-      `- name: test\n  cluster:\n    server: ${server.url}`,
-      "users:",
-      "- name: dev\n  user:\n    token: readme-example-token",
-      "contexts:",
-      "- name: test\n  context:\n    cluster: test\n    user: dev\n    namespace: default",
-      "current-context: test",
-      "",
-    ].join("\n"),
-  );
+  writeFileSync(kubeconfig, KUBECONFIG_TEXT.replaceAll(PROXY_URL, server.url));
   // Node: a project with the built package installed under its name.
   const nodeDir = join(work, "node");
   mkdirSync(join(nodeDir, "node_modules"), { recursive: true });
   writeFileSync(join(nodeDir, "package.json"), JSON.stringify({ type: "module", private: true }));
   symlinkSync(npmDir, join(nodeDir, "node_modules/kube-reflector"), "dir");
+  // The JSR name (docs/install.md) resolves to the same build: JSR publishes deno.json's exports.
+  mkdirSync(join(nodeDir, "node_modules/@kube-reflector"));
+  symlinkSync(npmDir, join(nodeDir, "node_modules/@kube-reflector/kube-reflector"), "dir");
   symlinkSync(
     join(root, "node_modules/prom-client"),
     join(nodeDir, "node_modules/prom-client"),
@@ -196,26 +218,38 @@ async function main() {
   const exportsMap = JSON.parse(readFileSync(join(root, "deno.json"), "utf8")).exports;
   // kubernetes-types (type imports only; its own imports have no extensions,
   // which only npm: resolution completes), at the version the repository pins.
-  const typesVersion = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
-    .devDependencies["kubernetes-types"];
+  // @kubernetes/client-node: its model types (docs/typescript.md), at the version the repository pins.
+  const devDependencies = JSON.parse(readFileSync(join(root, "package.json"), "utf8"))
+    .devDependencies;
   const imports = {
     "prom-client": "npm:prom-client@^15.1.3",
-    "kubernetes-types/": `npm:/kubernetes-types@${typesVersion}/`,
+    "kubernetes-types/": `npm:/kubernetes-types@${devDependencies["kubernetes-types"]}/`,
+    "@kubernetes/client-node": `npm:@kubernetes/client-node@${
+      devDependencies["@kubernetes/client-node"]
+    }`,
   };
   for (const [key, file] of Object.entries(exportsMap)) {
     imports[`kube-reflector${key.slice(1)}`] = pathToFileURL(join(root, file)).href;
+    imports[`@kube-reflector/kube-reflector${key.slice(1)}`] = pathToFileURL(join(root, file)).href;
   }
   writeFileSync(join(denoDir, "import_map.json"), JSON.stringify({ imports }, null, 2));
 
   const env = { ...process.env, KUBECONFIG: kubeconfig, NO_COLOR: "1" };
   let failures = 0;
   let count = 0;
+  let skipped = 0;
   try {
     for (const file of files) {
-      const blocks = codeBlocks(readFileSync(resolve(root, file), "utf8"));
+      const all = codeBlocks(readFileSync(resolve(root, file), "utf8"));
+      for (const block of all.filter((b) => b.skip)) {
+        skipped++;
+        console.log(`skip ${file}:${block.line} (fenced ${block.lang} ignore)`);
+      }
+      const blocks = all.filter((b) => !b.skip);
       if (blocks.length === 0) {
-        console.error(`check_readme: ${file} has no ts/js code blocks`);
+        console.error(`check_readme: ${file} has no ts/js code blocks to run`);
         failures++;
+        continue;
       }
       // Deno: type-check every block in one go (one compiler start), then run them unchecked.
       const denoFiles = blocks.map((block, i) =>
@@ -278,7 +312,7 @@ async function main() {
             ? `exited with ${r.code ?? r.signal}`
             : stderr
             ? "wrote to stderr"
-            : !r.out.trim()
+            : !r.out.trim() && !importsOnly(block.code)
             ? "printed nothing"
             : "";
           const where = `${file}:${block.line}`;
@@ -298,7 +332,9 @@ async function main() {
     await server.close();
     rmSync(work, { recursive: true, force: true });
   }
-  console.log(`check_readme: ${count} block(s) x 2 runtimes, ${failures} failure(s)`);
+  console.log(
+    `check_readme: ${count} block(s) x 2 runtimes, ${failures} failure(s), ${skipped} skipped`,
+  );
   process.exit(failures ? 1 : 0);
 }
 
