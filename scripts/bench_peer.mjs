@@ -17,6 +17,8 @@
 //      writes BENCHMARKS.md and benchmarks/peer/chart.svg (--write forces it,
 //      --no-write prevents it), with benchmarks/peer/notes.md (hand-written
 //      analysis, optional) after the targets. Raw results go to the cache folder.
+//      It never writes README.md: the README's Performance section is a
+//      paragraph that shows the chart and links to BENCHMARKS.md.
 //
 //   Every workload runs one contender at a time, except side-by-side, which
 //   runs them all at once on the same events (see benchmarks/peer/_driver.ts).
