@@ -54,7 +54,7 @@ const PROXY_URL = "http://127.0.0.1:8001";
 // downloads, and the one warning a reflector gives when the server refuses
 // streaming lists (the test API server answers as kube-apiserver 1.20 does).
 const EXPECTED_STDERR =
-  /^(Download |Check |Warning Implicitly using latest)|\] watch: streaming lists refused by kube-apiserver /;
+  /^(Download |Check |Warning Implicitly using latest)|\] (list|watch): streaming lists refused by kube-apiserver /;
 
 /** The ts/js blocks of a Markdown text: { line, lang, code, skip }. */
 export function codeBlocks(markdown) {
