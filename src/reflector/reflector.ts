@@ -19,6 +19,7 @@ import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
 import { loadCheckpoint, type LoadedCheckpoint } from "../checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
+import { abortable } from "../async/_abortable.ts";
 import {
   type CheckpointSaved,
   type ReflectorCheckpointOptions,
@@ -155,7 +156,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   #syncedFrom: SyncedFrom | undefined;
   /** The checkpoint's version, for the first watch after a restore ("" otherwise). */
   #resumeFrom = "";
-  #identity: Promise<ResourceIdentity> | undefined;
+  /** The lister-watcher's identity once it knew the cluster (until then, asked at each use). */
+  #identity: ResourceIdentity | undefined;
   /** The save in progress (saves run one at a time). */
   #saving: Promise<void> = Promise.resolve();
   #running = false;
@@ -234,7 +236,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
    * applied in between), then written in chunks that yield to the event loop.
    * Saves run one at a time. Rejects with an `Error` when the reflector has
    * no `checkpoint` option or has not synced, with the storage's error, or
-   * with `signal.reason`.
+   * with `signal.reason` as soon as `signal` aborts, also while an earlier
+   * save or a storage that ignores its signal keeps it waiting.
    */
   saveCheckpoint(options: { signal?: AbortSignal } = {}): Promise<CheckpointSaved> {
     const cp = this.#checkpoint;
@@ -259,7 +262,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       );
       return { resourceVersion, count, bytes };
     };
-    const saved = this.#saving.then(run, run);
+    // waits for the save before it, but no longer than its own signal allows
+    const saved = abortable(this.#saving, signal).then(run);
     this.#saving = saved.then(() => {}, () => {});
     return saved;
   }
@@ -474,21 +478,27 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     this.#settleWaiters();
   }
 
-  /** The identity checkpoints must match: the option's, else the lister-watcher's (asked once). */
-  #identityOf(cp: ResolvedCheckpointOptions, signal?: AbortSignal): Promise<ResourceIdentity> {
-    if (cp.identity) return Promise.resolve(cp.identity);
+  /**
+   * The identity checkpoints must match: the option's, else the
+   * lister-watcher's, raced against `signal`. Kept once it has the cluster's
+   * UID; an answer without one (its read failed: a 503 at start-up, no
+   * permission) is used but not kept, so that the next load or save asks
+   * again and a later checkpoint records the cluster.
+   */
+  async #identityOf(
+    cp: ResolvedCheckpointOptions,
+    signal?: AbortSignal,
+  ): Promise<ResourceIdentity> {
+    if (cp.identity) return cp.identity;
+    if (this.#identity) return this.#identity;
     if (!this.#lw.identity) {
-      return Promise.reject(
-        new TypeError(
-          `Reflector ${this.name}: checkpoint.identity is required with a lister-watcher that has no identity()`,
-        ),
+      throw new TypeError(
+        `Reflector ${this.name}: checkpoint.identity is required with a lister-watcher that has no identity()`,
       );
     }
-    const asked = this.#identity ??= this.#lw.identity({ signal });
-    asked.catch(() => {
-      if (this.#identity === asked) this.#identity = undefined; // an abort: ask again next time
-    });
-    return asked;
+    const identity = await abortable(this.#lw.identity({ signal }), signal);
+    if (identity?.cluster) this.#identity = identity;
+    return identity;
   }
 
   async #saveLoop(ms: number, signal: AbortSignal): Promise<void> {

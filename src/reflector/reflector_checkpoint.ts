@@ -20,6 +20,11 @@ import type { ResourceIdentity } from "../transport/resource_identity.ts";
  * at once and reports it. A checkpoint that does not match, is corrupt or
  * truncated, or of a newer format is reported (phase `"checkpoint"`) and
  * ignored: never half-loaded. A missing one means a plain start.
+ *
+ * Every call into the storage (and into the lister-watcher's `identity()`)
+ * is raced against the run's signal or the save's: a storage that never
+ * answers delays neither the end of `run()` after its signal aborts nor,
+ * beyond `stopSaveTimeoutMs`, the save on stop.
  */
 export interface ReflectorCheckpointOptions {
   /** Where checkpoints are kept. Required. */
@@ -29,14 +34,21 @@ export interface ReflectorCheckpointOptions {
   /**
    * What the checkpoint must be for. Default: the lister-watcher's
    * `identity()` (which `resourceListerWatcher` provides, with the cluster's
-   * `kube-system` UID where readable); required when it has none.
+   * `kube-system` UID where readable); required when it has none. Its
+   * answer is kept once it holds the cluster's UID; until then (the read
+   * failed: a 503 at start-up, no permission to get namespaces) it is asked
+   * again at each load and save, so that a later checkpoint records the
+   * cluster.
    */
   identity?: ResourceIdentity;
   /** Save every this many ms once synced; 0 never saves on a timer. Default: `0`. */
   saveIntervalMs?: number;
   /** Save when `run()` ends (after its signal aborts), if synced. Default: `true`. */
   saveOnStop?: boolean;
-  /** The longest a save on stop may take before it is abandoned (reported). Default: `30_000`. */
+  /**
+   * The longest a save on stop may take before it is abandoned (reported):
+   * `run()` ends by then even when the storage never answers. Default: `30_000`.
+   */
   stopSaveTimeoutMs?: number;
 }
 

@@ -7,6 +7,7 @@ import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
 import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
 import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
+import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { Reflector, type ReflectorOptions } from "../../src/reflector/reflector.ts";
 import type { ErrorPhase } from "../../src/reflector/watcher_options.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
@@ -228,6 +229,40 @@ test("a reflector tells onError its name", async () => {
     ac.abort();
     await done;
     assert.deepEqual(seen[0], { name: "named" });
+  } finally {
+    await server.close();
+  }
+});
+
+test("a reflector whose first read of the cluster's UID failed (503) asks again, so its checkpoint records the cluster and is refused by another cluster behind the same URL", async () => {
+  const server = await FakeApiServer.start();
+  try {
+    for (let i = 0; i < 3; i++) server.create(configMap(`cm-${i}`));
+    const ns = server.create({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "kube-system" },
+    });
+    server.inject({ verb: "get", resource: "namespaces", fault: { kind: "status", code: 503 } });
+    const storage = memoryCheckpointStorage();
+    await session(server, storage, async ({ reflector }) => {
+      await reflector.synced; // restored nothing: the cluster's UID was not known then
+      await reflector.saveCheckpoint();
+    }, { reflector: { checkpoint: { storage, key: "configmaps", saveOnStop: false } } });
+    const uidReads = server.requests.filter((r) => r.path === "/api/v1/namespaces/kube-system");
+    assert.deepEqual(uidReads.map((r) => r.status), [503, 200], "asked again after the 503");
+    const identity = {
+      server: server.url,
+      apiVersion: "v1",
+      resource: "configmaps",
+      namespace: "fx",
+    };
+    const saved = await loadCheckpoint(storage, "configmaps", identity);
+    assert.equal(saved?.identity.cluster, ns.metadata.uid, "the checkpoint records the cluster");
+    await assert.rejects(
+      loadCheckpoint(storage, "configmaps", { ...identity, cluster: "another-cluster" }),
+      (err) => err instanceof CheckpointError && err.reason === "foreign-cluster",
+    );
   } finally {
     await server.close();
   }
