@@ -12,7 +12,9 @@
  * - `"newer-format"`: written by a newer version of this library (a format
  *   version this one does not know);
  * - `"storage"`: the storage itself failed (I/O error, permission); the
- *   storage's error is the `cause`.
+ *   storage's error is the `cause`, and the message says what it says
+ *   without secrets (`ENOTDIR: not a directory, open '/var/ckpt/pods.checkpoint'`;
+ *   on Deno, a missing permission as the flag to add, `--allow-write=DIR`).
  */
 export type CheckpointErrorReason =
   | "corrupt"

@@ -10,7 +10,9 @@ import { clusterUid } from "../transport/_cluster_uid.ts";
  * (no permission to get namespaces, no such namespace, a network failure,
  * an answer without a UID): the check is then skipped, as
  * `identityMismatch` compares `cluster` only when both sides have one.
- * Never rejects, except with `signal.reason` on abort.
+ * Never rejects, except with `signal.reason` on abort. Keep a UID once
+ * read, but not an `undefined`: ask again later (a Reflector does, at each
+ * load and save until it has one), or every checkpoint goes unchecked.
  *
  * @example
  * ```ts
