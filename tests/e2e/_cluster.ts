@@ -148,8 +148,27 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
-/** Starts etcd, kube-apiserver (and kubectl proxy); `stop()` it in `finally`. */
+/**
+ * Starts etcd, kube-apiserver (and kubectl proxy); `stop()` it in `finally`.
+ * Ports are checked free just before the processes start: should another
+ * process take one in between (the child then exits with "address already in
+ * use"), the whole cluster starts again on other ports, up to three times.
+ */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await startClusterOnce(options);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (attempt >= 3 || !/address already in use/.test(message)) throw err;
+      console.warn(
+        `e2e: a port was taken while the cluster started; again (${message.split("\n")[0]})`,
+      );
+    }
+  }
+}
+
+async function startClusterOnce(options: ClusterOptions): Promise<Cluster> {
   const release = options.release ?? RELEASES[0];
   const pki = await createPki();
   const dir = pki.dir;
@@ -183,8 +202,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       "--initial-cluster",
       `default=${peerUrl}`,
     ]);
+    const etcd = procs.etcd;
     await eventually(
-      async () => (await fetch(`${etcdUrl}/health`).then((r) => r.json())).health === "true",
+      async () => {
+        if (!etcd.running) throw new Fatal(`etcd exited:\n${etcd.tail.join("").slice(-3000)}`);
+        return (await fetch(`${etcdUrl}/health`).then((r) => r.json())).health === "true";
+      },
       "etcd health",
       20_000,
     );
@@ -266,8 +289,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         "--address=127.0.0.1",
         `--kubeconfig=${certConfig}`,
       ]);
+      const proc = procs.proxy;
       await eventually(
         async () => {
+          if (!proc.running) throw new Fatal(`kubectl proxy exited:\n${proc.tail.join("")}`);
           const res = await fetch(`http://127.0.0.1:${proxyPort}/api`);
           await res.body?.cancel();
           return res.ok;

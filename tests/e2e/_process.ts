@@ -5,6 +5,7 @@
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 /** A started process whose output tail is kept for diagnostics. */
@@ -32,12 +33,46 @@ export class Proc {
   }
 }
 
+/** Ports handed out by {@linkcode freePort} in this process: never given twice. */
+const handedOut = new Set<number>();
+
+/** The lowest port of the kernel's ephemeral range (what it gives to `bind(0)` and outgoing connections). */
+function ephemeralLow(): number {
+  try {
+    const text = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8");
+    const low = Number(text.trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 12_000) return low;
+  } catch {
+    // not Linux, or not readable: the usual low end
+  }
+  return 32_768;
+}
+
+/**
+ * A free loopback port for a child process to listen on, chosen below the
+ * kernel's ephemeral range: a port from that range (what `listen(0)` gives)
+ * can be taken by any outgoing connection on the machine between our check
+ * and the child's `bind`, or while a test has the API server or proxy down
+ * and restarts it on the same port. Below the range only a process that
+ * names the port itself can take it.
+ */
 export async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, "127.0.0.1", r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
+  const high = ephemeralLow();
+  const low = high - 10_000;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (handedOut.has(port)) continue;
+    const srv = createServer();
+    const ok = await new Promise<boolean>((resolve) => {
+      srv.once("error", () => resolve(false));
+      srv.listen(port, "127.0.0.1", () => resolve(true));
+    });
+    if (!ok) continue;
+    await new Promise<void>((r) => srv.close(() => r()));
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port found in ${low}-${high - 1}`);
 }
 
 /** An error that stops {@linkcode eventually} at once. */

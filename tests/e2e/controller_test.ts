@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { type KubeClient, type KubeObject, resourceClient } from "../../mod.ts";
 import { MirrorControllerProcess } from "../examples/_mirror_controller_process.ts";
-import { e2eTest, eventually, startCluster } from "./_cluster.ts";
-import { createNamespace } from "./_reflect.ts";
+import { e2eTest, eventually } from "./_cluster.ts";
+import { withCluster } from "./_with_cluster.ts";
 
 const OF = "mirror.kube-reflector.dev/of";
 const A = "mirror-a";
@@ -114,132 +114,129 @@ async function converged(admin: KubeClient, what: string, timeoutMs = 30_000): P
 
 e2eTest(
   "the mirror controller example mirrors labelled Deployments of two namespaces, follows updates, label removals and deletes, and converges after a kill -9 and across an API server restart",
-  async (release) => {
-    const started = Date.now();
-    const cluster = await startCluster({ release });
-    let proc: MirrorControllerProcess | undefined;
-    const args = ["--kubeconfig", cluster.kubeconfigs.token, "--namespaces", `${A},${B}`];
-    try {
-      const admin = cluster.admin.client;
-      for (const ns of [A, B, OTHER]) await createNamespace(admin, ns);
-      const deployments = resourceClient<Deployment>(admin, {
-        apiVersion: "apps/v1",
-        resource: "deployments",
-      });
-      const configMaps = resourceClient<ConfigMap>(admin, {
-        apiVersion: "v1",
-        resource: "configmaps",
-      });
-      const create = (ns: string, d: Deployment) => deployments.create(d, { namespace: ns });
-      const mirrorsNow = async () => [...(await actualMirrors(admin)).keys()].sort();
-      await create(A, deployment("web", { replicas: 2 }));
-      await create(A, deployment("plain", { mirror: false }));
-      await create(B, deployment("api"));
-      await create(B, deployment("worker"));
-      await create(B, deployment("batch"));
-      await create(B, deployment("steady")); // never changes: its mirror is never written again
-      await create(OTHER, deployment("elsewhere"));
+  (release) =>
+    withCluster(release, async ({ cluster, admin, namespaces, defer }) => {
+      const started = Date.now();
+      let proc: MirrorControllerProcess | undefined;
+      defer(() => proc?.stop("SIGKILL"));
+      const args = ["--kubeconfig", cluster.kubeconfigs.token, "--namespaces", `${A},${B}`];
+      try {
+        await namespaces(A, B, OTHER);
+        const deployments = resourceClient<Deployment>(admin, {
+          apiVersion: "apps/v1",
+          resource: "deployments",
+        });
+        const configMaps = resourceClient<ConfigMap>(admin, {
+          apiVersion: "v1",
+          resource: "configmaps",
+        });
+        const create = (ns: string, d: Deployment) => deployments.create(d, { namespace: ns });
+        const mirrorsNow = async () => [...(await actualMirrors(admin)).keys()].sort();
+        await create(A, deployment("web", { replicas: 2 }));
+        await create(A, deployment("plain", { mirror: false }));
+        await create(B, deployment("api"));
+        await create(B, deployment("worker"));
+        await create(B, deployment("batch"));
+        await create(B, deployment("steady")); // never changes: its mirror is never written again
+        await create(OTHER, deployment("elsewhere"));
 
-      proc = new MirrorControllerProcess(args);
-      await proc.waitForLine(/^synced: /, 30_000);
-      await converged(admin, "the first mirrors");
-      assert.deepEqual(await mirrorsNow(), [
-        `${A}/web-mirror`,
-        `${B}/api-mirror`,
-        `${B}/batch-mirror`,
-        `${B}/steady-mirror`,
-        `${B}/worker-mirror`,
-      ]);
+        proc = new MirrorControllerProcess(args);
+        await proc.waitForLine(/^synced: /, 30_000);
+        await converged(admin, "the first mirrors");
+        assert.deepEqual(await mirrorsNow(), [
+          `${A}/web-mirror`,
+          `${B}/api-mirror`,
+          `${B}/batch-mirror`,
+          `${B}/steady-mirror`,
+          `${B}/worker-mirror`,
+        ]);
 
-      // An update (a new generation), a label removed, a delete.
-      await deployments.patch("web", { spec: { replicas: 4 } }, { namespace: A });
-      await deployments.patch("worker", { metadata: { labels: { mirror: null } } }, {
-        namespace: B,
-      });
-      await deployments.delete("api", { namespace: B });
-      await converged(admin, "mirrors after an update, a label removal and a delete");
-      assert.deepEqual(await mirrorsNow(), [
-        `${A}/web-mirror`,
-        `${B}/batch-mirror`,
-        `${B}/steady-mirror`,
-      ]);
-      const web = await configMaps.get("web-mirror", { namespace: A });
-      assert.deepEqual(web.data, { replicas: "4", images: "nginx:1.27", generation: "2" });
+        // An update (a new generation), a label removed, a delete.
+        await deployments.patch("web", { spec: { replicas: 4 } }, { namespace: A });
+        await deployments.patch("worker", { metadata: { labels: { mirror: null } } }, {
+          namespace: B,
+        });
+        await deployments.delete("api", { namespace: B });
+        await converged(admin, "mirrors after an update, a label removal and a delete");
+        assert.deepEqual(await mirrorsNow(), [
+          `${A}/web-mirror`,
+          `${B}/batch-mirror`,
+          `${B}/steady-mirror`,
+        ]);
+        const web = await configMaps.get("web-mirror", { namespace: A });
+        assert.deepEqual(web.data, { replicas: "4", images: "nginx:1.27", generation: "2" });
 
-      // kill -9, and changes while it is down: a create, an update, a relabel, a delete.
-      const killed = await proc.stop("SIGKILL");
-      assert.equal(killed.signal, "SIGKILL");
-      await create(A, deployment("cache", { image: "redis:7" }));
-      await deployments.patch("web", { spec: { replicas: 1 } }, { namespace: A });
-      await deployments.patch("worker", { metadata: { labels: { mirror: "true" } } }, {
-        namespace: B,
-      });
-      await deployments.delete("batch", { namespace: B });
-      // One worker: keys are reconciled in the order queued, all of the initial lists' first.
-      proc = new MirrorControllerProcess([...args, "--workers=1"]);
-      await converged(admin, "mirrors after a restart of the controller");
-      assert.deepEqual(await mirrorsNow(), [
-        `${A}/cache-mirror`,
-        `${A}/web-mirror`,
-        `${B}/steady-mirror`,
-        `${B}/worker-mirror`,
-      ]);
-      await proc.waitForLine(
-        /^deleted mirror-b\/batch-mirror \(Deployment gone or not labelled\)$/,
-      );
-      // Barrier: an orphan created now is deleted after every key of the initial lists.
-      await configMaps.create({
-        apiVersion: "v1",
-        kind: "ConfigMap",
-        metadata: { name: "stray-mirror", labels: { [OF]: "stray" } },
-      }, { namespace: A });
-      await proc.waitForLine(/^deleted mirror-a\/stray-mirror /);
-      assert.deepEqual(proc.matching(/steady-mirror/), [], "no write for a mirror up to date");
+        // kill -9, and changes while it is down: a create, an update, a relabel, a delete.
+        const killed = await proc.stop("SIGKILL");
+        assert.equal(killed.signal, "SIGKILL");
+        await create(A, deployment("cache", { image: "redis:7" }));
+        await deployments.patch("web", { spec: { replicas: 1 } }, { namespace: A });
+        await deployments.patch("worker", { metadata: { labels: { mirror: "true" } } }, {
+          namespace: B,
+        });
+        await deployments.delete("batch", { namespace: B });
+        // One worker: keys are reconciled in the order queued, all of the initial lists' first.
+        proc = new MirrorControllerProcess([...args, "--workers=1"]);
+        await converged(admin, "mirrors after a restart of the controller");
+        assert.deepEqual(await mirrorsNow(), [
+          `${A}/cache-mirror`,
+          `${A}/web-mirror`,
+          `${B}/steady-mirror`,
+          `${B}/worker-mirror`,
+        ]);
+        await proc.waitForLine(
+          /^deleted mirror-b\/batch-mirror \(Deployment gone or not labelled\)$/,
+        );
+        // Barrier: an orphan created now is deleted after every key of the initial lists.
+        await configMaps.create({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "stray-mirror", labels: { [OF]: "stray" } },
+        }, { namespace: A });
+        await proc.waitForLine(/^deleted mirror-a\/stray-mirror /);
+        assert.deepEqual(proc.matching(/steady-mirror/), [], "no write for a mirror up to date");
 
-      // The API server restarts (once) under the running controller; changes made after reach
-      // both kinds of informer: an update, a create and a delete of Deployments, and a mirror
-      // deleted by hand (only the mirror informer sees that: it must be created again).
-      await cluster.restartApiserver();
-      await deployments.patch(
-        "cache",
-        { spec: { template: { spec: { containers: [{ name: "main", image: "redis:8" }] } } } },
-        { namespace: A, type: "strategic" },
-      );
-      await create(B, deployment("late"));
-      await deployments.delete("web", { namespace: A });
-      const worker = await configMaps.get("worker-mirror", { namespace: B });
-      await configMaps.delete("worker-mirror", { namespace: B });
-      await converged(admin, "mirrors after an API server restart", 45_000);
-      assert.deepEqual(await mirrorsNow(), [
-        `${A}/cache-mirror`,
-        `${B}/late-mirror`,
-        `${B}/steady-mirror`,
-        `${B}/worker-mirror`,
-      ]);
-      const recreated = await configMaps.get("worker-mirror", { namespace: B });
-      assert.notEqual(recreated.metadata.uid, worker.metadata.uid, "worker-mirror created again");
-      // A mirror created after the restart is known only to the recovered mirror informer:
-      // deleting its Deployment deletes it.
-      await deployments.delete("late", { namespace: B });
-      await converged(admin, "mirrors after a delete that follows the API server restart");
-      assert.deepEqual(await mirrorsNow(), [
-        `${A}/cache-mirror`,
-        `${B}/steady-mirror`,
-        `${B}/worker-mirror`,
-      ]);
-      assert.equal(proc.child.exitCode, null, "the controller ran on through the restart");
+        // The API server restarts (once) under the running controller; changes made after reach
+        // both kinds of informer: an update, a create and a delete of Deployments, and a mirror
+        // deleted by hand (only the mirror informer sees that: it must be created again).
+        await cluster.restartApiserver();
+        await deployments.patch(
+          "cache",
+          { spec: { template: { spec: { containers: [{ name: "main", image: "redis:8" }] } } } },
+          { namespace: A, type: "strategic" },
+        );
+        await create(B, deployment("late"));
+        await deployments.delete("web", { namespace: A });
+        const worker = await configMaps.get("worker-mirror", { namespace: B });
+        await configMaps.delete("worker-mirror", { namespace: B });
+        await converged(admin, "mirrors after an API server restart", 45_000);
+        assert.deepEqual(await mirrorsNow(), [
+          `${A}/cache-mirror`,
+          `${B}/late-mirror`,
+          `${B}/steady-mirror`,
+          `${B}/worker-mirror`,
+        ]);
+        const recreated = await configMaps.get("worker-mirror", { namespace: B });
+        assert.notEqual(recreated.metadata.uid, worker.metadata.uid, "worker-mirror created again");
+        // A mirror created after the restart is known only to the recovered mirror informer:
+        // deleting its Deployment deletes it.
+        await deployments.delete("late", { namespace: B });
+        await converged(admin, "mirrors after a delete that follows the API server restart");
+        assert.deepEqual(await mirrorsNow(), [
+          `${A}/cache-mirror`,
+          `${B}/steady-mirror`,
+          `${B}/worker-mirror`,
+        ]);
+        assert.equal(proc.child.exitCode, null, "the controller ran on through the restart");
 
-      const stopped = await proc.stop("SIGTERM");
-      assert.deepEqual(stopped, { code: 0, signal: null }, proc.output);
-      console.log(`e2e: mirror controller test took ${Date.now() - started} ms`);
-    } catch (err) {
-      throw new Error(
-        `${err instanceof Error ? err.message : err}\ncontroller output:\n${proc?.output}`,
-        { cause: err },
-      );
-    } finally {
-      await proc?.stop("SIGKILL");
-      await cluster.stop();
-    }
-  },
+        const stopped = await proc.stop("SIGTERM");
+        assert.deepEqual(stopped, { code: 0, signal: null }, proc.output);
+        console.log(`e2e: mirror controller test took ${Date.now() - started} ms`);
+      } catch (err) {
+        throw new Error(
+          `${err instanceof Error ? err.message : err}\ncontroller output:\n${proc?.output}`,
+          { cause: err },
+        );
+      }
+    }),
 );
