@@ -122,6 +122,8 @@ export class SharedInformerFactory {
   /** One controller per running informer, aborted by the factory's one listener. */
   readonly #controllers = new Set<AbortController>();
   #signal: AbortSignal | undefined;
+  /** What the first `start()` returned: every later call returns it too. */
+  #started: Promise<void> | undefined;
 
   /**
    * Creates a factory holding no informer yet.
@@ -193,15 +195,49 @@ export class SharedInformerFactory {
 
   /**
    * Runs every informer, present and future, until `signal` aborts; then
-   * resolves once all have stopped. Call it once. Adds one listener to
-   * `signal`, however many informers.
+   * resolves once all have stopped. Adds one listener to `signal`, however
+   * many informers. Informers asked for after `start()` start on their
+   * own, at once, under the same signal.
+   *
+   * Calling it again is harmless (client-go's habit of starting again after
+   * adding informers): nothing is started twice, running informers are left
+   * alone, and it returns the first call's promise, which settles when the
+   * first call's signal has aborted and every informer has stopped; a later
+   * call's `signal` is not used. A factory whose signal has aborted stays
+   * stopped.
+   *
+   * @example Starting again after adding an informer
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { KubeClient, SharedInformerFactory } from "../../mod.ts";
+   * import { FakeApiServer } from "../../testkit.ts";
+   *
+   * const server = await FakeApiServer.start();
+   * const factory = new SharedInformerFactory({ client: new KubeClient({ server: server.url }) });
+   * factory.informerFor({ apiVersion: "v1", resource: "configmaps" });
+   * const ac = new AbortController();
+   * const done = factory.start({ signal: ac.signal });
+   * factory.informerFor({ apiVersion: "v1", resource: "secrets" }); // starts at once
+   * assert.equal(factory.start({ signal: ac.signal }), done); // nothing new to start
+   * assert.ok((await factory.waitForCacheSyncResult(AbortSignal.timeout(10_000))).synced);
+   * ac.abort();
+   * await done;
+   * await server.close();
+   * ```
+   *
+   * @throws {TypeError} (as a rejection) when `options.signal` is not an `AbortSignal`.
    */
-  async start(options: { signal: AbortSignal }): Promise<void> {
+  start(options: { signal: AbortSignal }): Promise<void> {
     const { signal } = options ?? {};
     if (!(signal instanceof AbortSignal)) {
-      throw new TypeError("SharedInformerFactory.start: options.signal is required");
+      return Promise.reject(
+        new TypeError("SharedInformerFactory.start: options.signal is required"),
+      );
     }
-    if (this.#signal) throw new Error("SharedInformerFactory: start() was already called");
+    return this.#started ??= this.#start(signal);
+  }
+
+  async #start(signal: AbortSignal): Promise<void> {
     this.#signal = signal;
     const aborted = new Promise<void>((resolve) => {
       const stop = () => {
