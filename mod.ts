@@ -78,6 +78,7 @@ export {
   WatchIdleTimeoutError,
 } from "./src/api/errors.ts";
 export { MalformedResponseError } from "./src/api/malformed_response_error.ts";
+export { RequestRefusedError } from "./src/api/request_refused_error.ts";
 export { type DeniedPermission, PermissionDeniedError } from "./src/api/permission_denied_error.ts";
 export {
   retryAfterMsFromHeader,
@@ -172,12 +173,15 @@ export type {
   ReflectorCheckpointOptions,
   SyncedFrom,
 } from "./src/reflector/reflector_checkpoint.ts";
+export { catchUp } from "./src/reflector/catch_up.ts";
 export {
-  catchUp,
+  CATCH_UP_DEFAULTS,
   type CatchUpChange,
+  type CatchUpListReason,
   type CatchUpOptions,
   type CatchUpResult,
-} from "./src/reflector/catch_up.ts";
+} from "./src/reflector/catch_up_options.ts";
+export { CatchUpBudgetError } from "./src/reflector/catch_up_budget_error.ts";
 export type { CheckpointStorage } from "./src/checkpoint/checkpoint_storage.ts";
 export type { ResourceIdentity } from "./src/transport/resource_identity.ts";
 export type {

@@ -1,4 +1,5 @@
 import { KubeStatusError } from "./kube_status_error.ts";
+import type { KubeObjectLike } from "./types.ts";
 
 /**
  * True when the error says the requested resourceVersion (or continue token)
@@ -104,4 +105,14 @@ export function isNotFound(err: unknown): boolean {
  */
 export function isAlreadyExists(err: unknown): boolean {
   return err instanceof KubeStatusError && err.code === 409 && err.reason === "AlreadyExists";
+}
+
+/**
+ * Checks `obj.kind` against `expected`. Objects without a kind pass (list
+ * items carry none), and so do `PartialObjectMetadata`: a metadata-only
+ * answer (asked for with `metadataOnly`) never names the kind it stands for.
+ */
+export function kindMatches(obj: KubeObjectLike, expected: string | undefined): boolean {
+  return expected === undefined || obj.kind === undefined || obj.kind === expected ||
+    obj.kind === "PartialObjectMetadata";
 }

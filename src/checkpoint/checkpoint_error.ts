@@ -11,6 +11,9 @@
  *   namespace, selector or `metadataOnly` setting;
  * - `"newer-format"`: written by a newer version of this library (a format
  *   version this one does not know);
+ * - `"ahead-of-server"`: an intact checkpoint at a resourceVersion newer than
+ *   the server's current one (an etcd restored from a backup without a
+ *   revision bump): nothing in it can be trusted, so everything is listed;
  * - `"storage"`: the storage itself failed (I/O error, permission); the
  *   storage's error is the `cause`, and the message says what it says
  *   without secrets (`ENOTDIR: not a directory, open '/var/ckpt/pods.checkpoint'`;
@@ -22,6 +25,7 @@ export type CheckpointErrorReason =
   | "foreign-cluster"
   | "foreign-resource"
   | "newer-format"
+  | "ahead-of-server"
   | "storage";
 
 /**

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { isExpired } from "../api/predicates.ts";
 import type { CheckpointSaved, SyncedFrom } from "../reflector/reflector_checkpoint.ts";
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
@@ -205,11 +206,17 @@ export class Informer<T extends KubeObjectLike = KubeObject> {
     this.#onError = onError
       ? (err: unknown, phase: ErrorPhase) => onError(err, phase, context)
       : (err: unknown, phase: ErrorPhase) =>
-        log(logger, "warn", `[${this.name}] ${phase}: ${messageOf(err)}`, {
-          name: this.name,
-          phase,
-          error: err,
-        });
+        // a 410 is routine: the relist that recovers it is logged at info
+        log(
+          logger,
+          isExpired(err) ? "debug" : "warn",
+          `[${this.name}] ${phase}: ${messageOf(err)}`,
+          {
+            name: this.name,
+            phase,
+            error: err,
+          },
+        );
     const relistLog: WatcherObserver = {
       relist: (reason) => {
         if (reason === "initial" || !this.#reflector.hasSynced()) return;

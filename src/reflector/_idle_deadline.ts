@@ -1,6 +1,6 @@
 import { WatchIdleTimeoutError } from "../api/errors.ts";
 import type { Clock } from "../async/clock.ts";
-import type { ServerFeatures } from "../transport/server_features.ts";
+import type { ServerKnowledge } from "./_server_knowledge.ts";
 
 /**
  * Wraps an event stream with an idle deadline: while the wrapper waits for
@@ -41,11 +41,20 @@ export async function* withIdleDeadline<E>(
   // reaction on it holding that step's result, so a watch would keep every
   // event it ever delivered until it ended.
   let rejectWait: ((reason: unknown) => void) | undefined;
-  const onAbort = () => rejectWait?.(signal.reason);
-  signal.addEventListener("abort", onAbort, { once: true });
   let settled = true; // the last next() has settled
   let last: Promise<unknown> = Promise.resolve();
   let done = false;
+  let closing: Promise<unknown> | undefined;
+  const onAbort = () => {
+    if (rejectWait) return rejectWait(signal.reason);
+    // Aborted while the consumer holds an event: this generator is
+    // suspended at its `yield`, and its `finally` runs only if the consumer
+    // asks for more. Close the stream now, so that a consumer that never
+    // comes back leaves no request open.
+    clock.clearTimeout(timer);
+    if (settled && !done) closing = Promise.resolve(iterator.return?.()).catch(() => {});
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
   timer = clock.setTimeout(check, Math.min(idleMs(), cap));
   try {
     while (true) {
@@ -79,7 +88,8 @@ export async function* withIdleDeadline<E>(
         await Promise.race([last, late]);
         clearTimeout(handle);
       }
-      if (settled) await Promise.resolve(iterator.return?.()).catch(() => {});
+      if (closing) await closing;
+      else if (settled) await Promise.resolve(iterator.return?.()).catch(() => {});
     }
   }
 }
@@ -87,16 +97,70 @@ export async function* withIdleDeadline<E>(
 /** The idle deadline is looked at again at least this often. */
 const CHECK_MS = 15_000;
 
-/** Bookmarks further apart than this are not taken for periodic ones. */
-export const MAX_BOOKMARK_GAP_MS = 5 * 60_000;
 /** The shortest learnt idle deadline. */
 const MIN_LEARNT_IDLE_MS = 90_000;
 /** Added to two intervals for a watch that has not yet seen a periodic bookmark. */
 const FRESH_SLACK_MS = 30_000;
 
 /**
- * The idle deadline for a server seen sending periodic bookmarks
- * (`undefined` when none has been seen), never more than the safe default:
+ * The idle deadline of one watch: the `idleTimeoutMs` option when given;
+ * else one learnt from the server's periodic bookmarks (see
+ * {@linkcode adaptiveIdleMs}), read again as the watch runs (bookmarks
+ * learnt on this very watch shorten its own deadline too); else the safe
+ * default, the watch's timeout plus a grace.
+ */
+export class IdleDeadline {
+  readonly #knowledge: ServerKnowledge;
+  readonly #fixedMs: number | undefined;
+  readonly #safeMs: number;
+  /** Whether the deadline may shrink while the watch runs (see `withIdleDeadline`). */
+  readonly adaptive: boolean;
+
+  /**
+   * @param knowledge What is known of the server.
+   * @param fixedMs The `idleTimeoutMs` option, when given.
+   * @param safeMs The watch's timeout plus the grace, in ms.
+   */
+  constructor(knowledge: ServerKnowledge, fixedMs: number | undefined, safeMs: number) {
+    this.#knowledge = knowledge;
+    this.#fixedMs = fixedMs;
+    this.#safeMs = safeMs;
+    // Only knowledge shared with other watchers can change while this one waits.
+    this.adaptive = fixedMs === undefined && knowledge.shared;
+  }
+
+  /** The learnt deadline, or undefined when none applies. */
+  learntMs(established: boolean): number | undefined {
+    if (this.#fixedMs !== undefined) return undefined;
+    return adaptiveIdleMs(this.#knowledge.bookmarkIntervalMs, this.#safeMs, established);
+  }
+
+  /** The deadline now. */
+  ms(established: boolean): number {
+    return this.#fixedMs ?? this.learntMs(established) ?? this.#safeMs;
+  }
+
+  /** How a learnt deadline was chosen (and the server's version, when known), for the error. */
+  why(established: boolean): string | undefined {
+    const interval = this.#knowledge.bookmarkIntervalMs;
+    if (this.learntMs(established) === undefined || interval === undefined) return undefined;
+    const v = this.#knowledge.version;
+    const server = v ? `kube-apiserver ${v}` : "the server";
+    return `learnt from ${server}'s periodic bookmarks, one every ${Math.round(interval / 1000)} s`;
+  }
+
+  /** The deadline fired with `err`: a learnt one is forgotten until bookmarks are seen again. */
+  fired(err: unknown, established: boolean): void {
+    if (err instanceof WatchIdleTimeoutError && this.learntMs(established) !== undefined) {
+      this.#knowledge.learntDeadlineFired();
+    }
+  }
+}
+
+/**
+ * The idle deadline for a server seen sending periodic bookmarks every
+ * `intervalMs` (`undefined` when none has been seen), never more than the
+ * safe default:
  *
  * - on a watch that has already had a periodic bookmark or an event
  *   (`established`): 1.5 times the interval, at least 90 s: about 90 s for
@@ -106,14 +170,13 @@ const FRESH_SLACK_MS = 30_000;
  *   quiet resource a fresh watch's first bookmark can come a period late.
  */
 export function adaptiveIdleMs(
-  features: ServerFeatures | undefined,
+  intervalMs: number | undefined,
   safeIdleMs: number,
   established: boolean,
 ): number | undefined {
-  const interval = features?.bookmarkIntervalMs;
-  if (interval === undefined) return undefined;
+  if (intervalMs === undefined) return undefined;
   const learnt = established
-    ? Math.max(MIN_LEARNT_IDLE_MS, Math.round(interval * 1.5))
-    : Math.max(MIN_LEARNT_IDLE_MS, 2 * interval + FRESH_SLACK_MS);
+    ? Math.max(MIN_LEARNT_IDLE_MS, Math.round(intervalMs * 1.5))
+    : Math.max(MIN_LEARNT_IDLE_MS, 2 * intervalMs + FRESH_SLACK_MS);
   return Math.min(safeIdleMs, learnt);
 }

@@ -1,4 +1,4 @@
-import type { KubeObjectLike } from "../api/types.ts";
+import { isExpired } from "../api/predicates.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { systemClock } from "../async/clock.ts";
 import type { ErrorPhase, WatcherObserver, WatcherOptions } from "./watcher_options.ts";
@@ -28,6 +28,10 @@ export type ResolvedWatcherOptions =
     reconnectBackoff: Backoff;
     observer: WatcherObserver;
     reuseListed?: WatcherOptions["reuseListed"];
+    /** Internal (catchUp): every watch's `timeoutSeconds`, instead of one drawn from `minWatchTimeoutMs`. */
+    watchTimeoutSeconds?: number;
+    /** Internal (catchUp): the first list is a consistent read (`""`), not `initialResourceVersion || "0"`. */
+    consistentFirstList?: boolean;
   };
 
 function duration(name: string, value: number | undefined, fallback: number, min = 0): number {
@@ -117,24 +121,18 @@ export function resolveWatcherOptions(
     streamingListAttempts: attempts,
     reuseListed: options.reuseListed,
     onError: options.onError ??
-      ((err: unknown, phase: ErrorPhase) =>
-        console.warn(`[${name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`)),
+      ((err: unknown, phase: ErrorPhase) => {
+        // A 410 is routine (the version is gone; a relist recovers it at
+        // once): the default says nothing of it; a handler of one's own sees it.
+        if (isExpired(err)) return;
+        console.warn(`[${name}] ${phase}: ${err instanceof Error ? err.message : String(err)}`);
+      }),
     observer: guardedObserver(options.observer),
     clock,
     random,
   };
   resolvedOptions.add(resolved);
   return resolved;
-}
-
-/**
- * Checks `obj.kind` against `expected`. Objects without a kind pass (list
- * items carry none), and so do `PartialObjectMetadata`: a metadata-only
- * answer (asked for with `metadataOnly`) never names the kind it stands for.
- */
-export function kindMatches(obj: KubeObjectLike, expected: string | undefined): boolean {
-  return expected === undefined || obj.kind === undefined || obj.kind === expected ||
-    obj.kind === "PartialObjectMetadata";
 }
 
 /** Every callback of a {@linkcode WatcherObserver}. */

@@ -1,10 +1,12 @@
 /**
  * The watcher's recovery rules as one pure transition function: given the
  * phase the watcher was in and what came of performing it, `next` says
- * which phase comes next and which wait comes before it. Every rule of the
- * reflector lives here as one `(phase, outcome)` case; `watcher.ts` only
- * performs phases, turns wait kinds into milliseconds and yields events.
- * Tested as a table in `tests/reflector/watch_machine_test.ts`.
+ * which phase comes next and which wait comes before it. Every rule of
+ * what to do *between* requests lives here as one `(phase, outcome)` case;
+ * what one watch request means event by event is the other pure function,
+ * `_watch_session.ts`, and how an error is classified is `_failure_kind.ts`.
+ * `watcher.ts` only performs phases, turns wait kinds into milliseconds
+ * and yields events. Tested as a table in `tests/reflector/watch_machine_test.ts`.
  *
  * @module
  */
@@ -32,27 +34,44 @@ export type Phase =
  * - `expired`: the version is gone (410 Expired/Gone, 504 ResourceVersionTooLarge).
  * - `unsupported`: the server refused a streaming list (400/403/404/405/422/501).
  * - `no-answer`: no answer at all (connection refused or reset, DNS, TLS, idle deadline): cheap to retry.
- * - `answered`: the server answered with an error (429, 5xx, other 4xx) or too slowly (list deadline).
+ * - `answered`: the server answered with an error worth retrying as it was (429, 5xx) or too slowly
+ *   (list deadline).
+ * - `refused`: the server refused the request for a reason waiting will not change (a 4xx other than
+ *   410 and 429: 401, 403, 404, 405, 422...): a watch is not retried as a watch but relisted.
  * - `bad-data`: the answer could not be used (a malformed line or list, a Status as data, an
  *   ERROR event that is not a 410, a store that could not apply an event): the next step is a relist.
  * - `bug`: an unexpected exception (ours, or a `ListerWatcher` that breaks its contract).
  */
-export type FailureKind = "expired" | "unsupported" | "no-answer" | "answered" | "bad-data" | "bug";
+export type FailureKind =
+  | "expired"
+  | "unsupported"
+  | "no-answer"
+  | "answered"
+  | "refused"
+  | "bad-data"
+  | "bug";
 
 /** What came of performing a phase. */
 export type Outcome =
   /** A LIST completed at `rv`. */
   | { kind: "listed"; rv: string }
-  /** A streaming list's end bookmark arrived at `rv`; the same request goes on as a watch. */
-  | { kind: "synced"; rv: string }
   /**
    * A watch or streaming list closed cleanly; `rv` is the last version it
    * delivered, `events` how many events made progress, `durationMs` how long
    * it watched (for a streaming list that synced: since its end bookmark).
+   * `synced`: a streaming list whose end bookmark arrived (the request went
+   * on as a watch, and its end is a watch's).
    */
-  | { kind: "ended"; rv: string; events: number; durationMs: number }
+  | { kind: "ended"; rv: string; events: number; durationMs: number; synced?: boolean }
   /** A request failed. For a watch, `rv` is the last version it delivered. */
-  | { kind: "failed"; failure: FailureKind; rv: string; events: number; durationMs: number };
+  | {
+    kind: "failed";
+    failure: FailureKind;
+    rv: string;
+    events: number;
+    durationMs: number;
+    synced?: boolean;
+  };
 
 /**
  * The wait before the next phase: none, the reconnect backoff (short: for
@@ -86,20 +105,23 @@ export interface Transition {
 
 /**
  * The first phase: a list (or a streaming list) from `initialRv`, or from
- * `"0"` when none is known; or, given `resumeRv` (the consumer holds a
- * complete state at that version), a watch from it. That watch counts as
- * started after a wait: nothing precedes it, so a 410 relists at once.
+ * `"0"` when none is known (from `""`, a consistent read, when `consistent`);
+ * or, given `resumeRv` (the consumer holds a complete state at that version),
+ * a watch from it. That watch counts as started after a wait: nothing
+ * precedes it, so a 410 relists at once.
  */
 export function initialState(
   initialRv: string,
   useStreamingList: boolean,
   resumeRv = "",
+  consistent = false,
 ): MachineState {
   if (resumeRv) {
     return { phase: { kind: "watch", rv: resumeRv, waited: true }, streaming: useStreamingList };
   }
+  const listRv = consistent ? "" : initialRv || "0";
   return {
-    phase: listPhase(useStreamingList, initialRv, initialRv || "0"),
+    phase: listPhase(useStreamingList, consistent ? "" : initialRv, listRv),
     streaming: useStreamingList,
   };
 }
@@ -126,8 +148,12 @@ function relist(state: MachineState, rv: string, wait: WaitKind, reason: RelistR
  *   that closes within `shortWatchMs` (whatever it delivered: no healthy
  *   server ends a watch that soon) after the backoff.
  * - A watch that gets no answer rewatches after the reconnect backoff; one
- *   answered with an error (429, 5xx) rewatches after the backoff (and
- *   `Retry-After`); neither relists.
+ *   answered with an error worth retrying (429, 5xx) rewatches after the
+ *   backoff (and `Retry-After`); neither relists. One refused for good (403
+ *   from a role that may list but not watch, 404, any 4xx but 410 and 429)
+ *   relists after the backoff, as client-go does (it retries only
+ *   connection-refused and 429 as a watch): the store stays within one
+ *   backoff of the server.
  * - A watch answered 410 relists from its last version at once if it had
  *   lived `shortWatchMs`, or if it started after a wait (after an outage:
  *   one wait, never two); a 410 within `shortWatchMs` of a watch that
@@ -138,8 +164,11 @@ function relist(state: MachineState, rv: string, wait: WaitKind, reason: RelistR
  *   an event, or a bug: relist from the last applied version after the
  *   backoff (client-go's rule: the stream cannot be trusted past that point).
  * - A streaming list refused by the server falls back to LIST for good; one
- *   that fails or ends before its end bookmark `streamingListAttempts` times
- *   in a row is replaced by one plain LIST (the next relist streams again).
+ *   refused for another reason (a role without `watch`, which a streaming
+ *   list needs) is replaced at once by one plain LIST; one that fails or
+ *   ends before its end bookmark `streamingListAttempts` times in a row is
+ *   replaced by one plain LIST (the next relist streams again). A streaming
+ *   list that synced and then ended or failed is judged as the watch it became.
  */
 export function next(state: MachineState, outcome: Outcome, limits: MachineLimits): Transition {
   const t = decide(state, outcome, limits);
@@ -169,18 +198,23 @@ function decide(state: MachineState, outcome: Outcome, limits: MachineLimits): T
       return { state, wait: "backoff", relist: "list-failed" };
     }
     case "stream": {
-      if (outcome.kind === "synced") {
-        return {
-          state: { ...state, phase: { kind: "watch", rv: outcome.rv, waited: false } },
-          wait: "none",
-        };
-      }
       if (outcome.kind === "listed") return bugOutcome(state, phase.rv);
+      if (outcome.synced) {
+        const watching = { kind: "watch", rv: outcome.rv, waited: false } as const;
+        return decide({ ...state, phase: watching }, outcome, limits);
+      }
       if (outcome.kind === "failed" && outcome.failure === "unsupported") {
         return {
           state: { streaming: false, phase: { kind: "list", rv: phase.listRv } },
           wait: "none",
           relist: "streaming-fallback",
+        };
+      }
+      if (outcome.kind === "failed" && outcome.failure === "refused") {
+        return {
+          state: { ...state, phase: { kind: "list", rv: phase.listRv } },
+          wait: "none",
+          relist: "list-failed",
         };
       }
       if (outcome.kind === "failed" && outcome.failure === "expired") {
@@ -205,9 +239,7 @@ function decide(state: MachineState, outcome: Outcome, limits: MachineLimits): T
       };
     }
     case "watch": {
-      if (outcome.kind === "listed" || outcome.kind === "synced") {
-        return bugOutcome(state, phase.rv);
-      }
+      if (outcome.kind === "listed") return bugOutcome(state, phase.rv);
       const rewatch = (wait: WaitKind): Transition => ({
         state: { ...state, phase: { kind: "watch", rv: outcome.rv, waited: false } },
         wait,
@@ -222,6 +254,7 @@ function decide(state: MachineState, outcome: Outcome, limits: MachineLimits): T
         case "answered":
         case "unsupported":
           return rewatch("backoff");
+        case "refused":
         case "bad-data":
         case "bug":
           return relist(state, outcome.rv, "backoff", "watch-failed");

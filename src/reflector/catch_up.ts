@@ -4,95 +4,43 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
-import { isExpired } from "../api/predicates.ts";
-import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
-import { heldCopy } from "../cache/_held_copy.ts";
-import type { CheckpointStorage } from "../checkpoint/checkpoint_storage.ts";
-import { loadCheckpoint } from "../checkpoint/load_checkpoint.ts";
+import { MalformedResponseError } from "../api/malformed_response_error.ts";
+import { abortable } from "../async/_abortable.ts";
+import { childAbortController, delay } from "../async/_async.ts";
+import { CheckpointError } from "../checkpoint/checkpoint_error.ts";
+import { loadCheckpoint, type LoadedCheckpoint } from "../checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
-import { type Clock, systemClock } from "../async/clock.ts";
-import { listAllPages } from "./list_pager.ts";
-import { delay } from "../async/_async.ts";
-import type { ErrorHandler } from "./watcher_options.ts";
-
-/** Options of {@linkcode catchUp}. */
-export interface CatchUpOptions {
-  /** Where the checkpoint lives. Required. */
-  storage: CheckpointStorage;
-  /** The checkpoint's key. Required. */
-  key: string;
-  /** What the checkpoint must be for. Default: the lister-watcher's `identity()`. */
-  identity?: ResourceIdentity;
-  /**
-   * The wall-clock budget: when it runs out, catching up stops where it is
-   * (`complete: false`), what was applied is saved, and `catchUp` returns.
-   * Default: `10_000` ms.
-   */
-  budgetMs?: number;
-  /**
-   * `timeoutSeconds` of each watch. kube-apiserver's watch cache sends a
-   * bookmark with its current version 2 s before a watch's timeout (none at
-   * all for a timeout under 3 s), which is what proves a resource caught up
-   * when its last change is older than the target; a short timeout gets it
-   * soon. Default: `3`.
-   */
-  watchTimeoutSeconds?: number;
-  /** Receives the errors that were handled (a checkpoint ignored, a watch retried). Default: `console.warn`. */
-  onError?: ErrorHandler;
-  /** Aborts: `catchUp` rejects with `signal.reason` and saves nothing. */
-  signal?: AbortSignal;
-  /** Injectable time. Default: the system clock. */
-  clock?: Clock;
-}
-
-/** One change found by {@linkcode catchUp}, in the order the server made them. */
-export type CatchUpChange<T extends KubeObjectLike = KubeObject> =
-  | { type: "add"; key: string; object: T }
-  | { type: "update"; key: string; oldObject: T; object: T }
-  | { type: "delete"; key: string; object: T };
-
-/** What {@linkcode catchUp} found and saved. */
-export interface CatchUpResult<T extends KubeObjectLike = KubeObject> {
-  /**
-   * The changes since the checkpoint: every add, update and delete the watch
-   * delivered, in order; after a relist, the difference between the
-   * checkpoint and the list (no intermediate states); without a checkpoint,
-   * every object as an add.
-   */
-  changes: CatchUpChange<T>[];
-  /** Every object now, by key (`namespace/name`). */
-  objects: Map<string, T>;
-  /** The resourceVersion `objects` are exact at (what was saved). */
-  resourceVersion: string;
-  /** The version to reach: a consistent `limit=1` list's, read when `catchUp` started. */
-  target: string;
-  /**
-   * True when every change up to `target` is in `objects`: an event or
-   * bookmark at or past `target` was applied, or a consistent list was used.
-   * False when the budget ran out first.
-   */
-  complete: boolean;
-  /**
-   * Why the objects were listed, when they were: no checkpoint, an unusable
-   * one, one too old (410), or a server that gave no proof (two watches in a
-   * row ended without any bookmark: kube-apiserver before 1.31, or one
-   * without its watch cache, sends none).
-   */
-  listed?: "no-checkpoint" | "unusable-checkpoint" | "expired" | "no-proof";
-  /** The checkpoint written at the end (count and bytes), unless saving failed (reported). */
-  saved?: { count: number; bytes: number };
-}
+import { CatchUpState, versionOf } from "./_catch_up_state.ts";
+import { failureKind } from "./_failure_kind.ts";
+import { type ResolvedWatcherOptions, resolveWatcherOptions } from "./_resolve_watcher_options.ts";
+import { retryAfterOf } from "./_watch_session.ts";
+import { type MachineState, next } from "./_watch_machine.ts";
+import { CatchUpBudgetError } from "./catch_up_budget_error.ts";
+import {
+  type CatchUpListReason,
+  type CatchUpOptions,
+  type CatchUpResult,
+  resolveCatchUpOptions,
+  type ResolvedCatchUpOptions,
+} from "./catch_up_options.ts";
+import { waitMs, type WatcherEvent, watchResolved } from "./watcher.ts";
+import type { ErrorPhase, RelistReason } from "./watcher_options.ts";
 
 /**
  * Catches up from a checkpoint and saves a new one: the one-shot mode of a
  * script that wakes, acts on what changed since its last run, and exits.
+ * Its requests follow the watcher's recovery rules (the same backoff,
+ * `Retry-After`, and meaning of a 410, an ERROR event, a malformed event, a
+ * 429 or a refusal as a `Reflector`'s).
  *
  * 1. Reads the target version: a consistent list with `limit=1` (one object,
  *    whatever the resource's size), made when `catchUp` starts.
- * 2. Loads the checkpoint under `key` (one of another identity, corrupt or
- *    truncated is reported and ignored: then everything is listed).
+ * 2. Loads the checkpoint under `key` (one of another identity, corrupt,
+ *    truncated or unreadable is reported and ignored; one at a version newer
+ *    than the target, from an etcd restored from a backup, too: then
+ *    everything is listed).
  * 3. Watches from the checkpoint's version with bookmarks, applying every
  *    event, until an event or bookmark at or past the target has been
  *    applied. That is the guarantee: every change made before `catchUp`
@@ -101,17 +49,26 @@ export interface CatchUpResult<T extends KubeObjectLike = KubeObject> {
  *    not integers is listed instead. When the resource's last change is the
  *    target, its event is the proof (milliseconds). Otherwise the proof is
  *    the bookmark kube-apiserver 1.31+ sends 2 s before a watch's timeout
- *    (its consistent `limit=1` list brought its watch cache up to the
- *    target): about 1 s with the default 3 s watches. Older servers, or one
- *    without its watch cache, send no such bookmark: after two watches in a
- *    row without any bookmark, one consistent list decides instead
- *    (`listed: "no-proof"`). A 410 (the version is gone, e.g. the API server
- *    restarted since) lists too (`listed: "expired"`).
+ *    (about 1 s with the default 3 s watches), which comes only if the
+ *    server's watch cache for the resource has moved past every event the
+ *    watch started behind. It does not when the last write before the
+ *    target is a write of this resource outside the selection (a ConfigMap
+ *    of another namespace) and nothing was written since; nor on servers
+ *    before 1.31, or without their watch cache. So after a watch that ended
+ *    without any bookmark, the target is read again: when the cluster has
+ *    moved on, one more watch gets the proof; when it has not, no watch can,
+ *    and one consistent list decides instead (`listed: "no-proof"`: one
+ *    watch, a `limit=1` list and the list). A 410 (the version is gone) or a
+ *    watch that cannot be trusted relists too.
  * 4. Saves the objects at the last version applied, and returns the changes.
  *
- * Within the server's window it issues no list but the `limit=1` one. The
- * budget bounds the whole call; when it runs out, `complete` is false, and
- * what was applied (a consistent state at `resourceVersion`) is saved.
+ * Within the server's window it issues no list but the `limit=1` ones. The
+ * budget bounds catching up, storage calls included; when it runs out,
+ * `complete` is false and what was applied (a consistent state at
+ * `resourceVersion`) is saved, within `saveTimeoutMs` more. When it runs out
+ * before the checkpoint is read, `catchUp` rejects with a
+ * {@linkcode CatchUpBudgetError}. Two runs on one key at once are
+ * at-least-once: both may report a change, the later save wins.
  *
  * @example
  * ```ts
@@ -139,116 +96,51 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
   lw: ListerWatcher<T>,
   options: CatchUpOptions,
 ): Promise<CatchUpResult<T>> {
-  const {
-    storage,
-    key,
-    budgetMs = 10_000,
-    watchTimeoutSeconds = 3,
-    signal,
-    clock = systemClock,
-    onError = (err: unknown, phase: string) =>
-      console.warn(
-        `[catchUp ${key}] ${phase}: ${err instanceof Error ? err.message : String(err)}`,
-      ),
-  } = options ?? {};
-  if (!storage || typeof storage.get !== "function" || typeof storage.put !== "function") {
-    throw new TypeError("catchUp: storage must be a CheckpointStorage");
-  }
-  if (typeof key !== "string" || key === "") {
-    throw new TypeError("catchUp: key must be a non-empty string");
-  }
-  if (typeof budgetMs !== "number" || !Number.isFinite(budgetMs) || budgetMs <= 0) {
-    throw new RangeError(`catchUp: budgetMs must be a finite number > 0, got ${budgetMs}`);
-  }
-  if (
-    !Number.isInteger(watchTimeoutSeconds) || watchTimeoutSeconds < 3 || watchTimeoutSeconds > 3600
-  ) {
-    throw new RangeError(
-      `catchUp: watchTimeoutSeconds must be an integer in [3, 3600], got ${watchTimeoutSeconds}`,
-    );
-  }
+  const o = resolveCatchUpOptions(options);
+  const { signal, clock, key } = o;
   signal?.throwIfAborted();
-  const report = (err: unknown, phase: Parameters<ErrorHandler>[1]) => {
+  let lastError: unknown;
+  const report = (err: unknown, phase: ErrorPhase) => {
+    lastError = err;
     try {
-      onError(err, phase);
+      o.onError(err, phase);
     } catch { /* ignored */ }
   };
-  // the budget: one signal for every request, aborted when it runs out
-  const budget = new AbortController();
-  const onAbort = () => budget.abort(signal!.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const timer = clock.setTimeout(() => budget.abort(new BudgetExhausted()), budgetMs);
+  // The budget: one signal for every wait, aborted when it runs out.
+  const { controller: budget, dispose } = childAbortController(signal);
+  const timer = clock.setTimeout(() => budget.abort(new BudgetExhausted()), o.budgetMs);
+  let stage = "the lister-watcher's identity";
   try {
-    const identity = options.identity ?? await identityOf(lw, budget.signal);
-    const target = (await lw.list({ resourceVersion: "", limit: 1, signal: budget.signal }))
-      .metadata.resourceVersion ?? "";
-    let loaded;
-    let listed: CatchUpResult<T>["listed"];
-    try {
-      loaded = await loadCheckpoint<T>(storage, key, identity, { signal: budget.signal });
-      if (!loaded) listed = "no-checkpoint";
-    } catch (err) {
-      if (budget.signal.aborted) throw err;
-      report(err, "checkpoint");
-      listed = "unusable-checkpoint";
-    }
-    const objects = new Map<string, T>();
-    for (const o of loaded?.items ?? []) objects.set(metaNamespaceKeyFunc(o), o);
-    const changes: CatchUpChange<T>[] = [];
-    let rv = loaded?.resourceVersion ?? "";
-    let complete = false;
-    const goal = version(target);
-    if (loaded && goal === undefined) listed = "unusable-checkpoint"; // cannot prove: list
-    if (!listed) {
-      const r = await watchUntil(
-        lw,
-        objects,
-        changes,
-        rv,
-        goal!,
-        watchTimeoutSeconds,
-        budget.signal,
-        clock,
-        report,
-      );
-      rv = r.rv;
-      complete = r.reached;
-      if (r.expired) listed = "expired";
-      else if (r.noProof) listed = "no-proof";
-    }
-    if (listed) {
-      // what the checkpoint already holds unchanged is not held twice while the list arrives
-      const reuse = (item: KubeObjectLike) => heldCopy(objects, metaNamespaceKeyFunc, item as T);
-      const list = await listAllPages(lw, { resourceVersion: "", signal: budget.signal, reuse });
-      diffInto(objects, list.items, changes);
-      rv = list.resourceVersion;
-      complete = true;
-    }
-    let saved: CatchUpResult<T>["saved"];
-    try {
-      saved = await saveCheckpoint(storage, key, {
-        identity,
-        resourceVersion: rv,
-        items: objects.values(),
-      }, {
-        signal,
-      });
-    } catch (err) {
-      signal?.throwIfAborted();
-      report(err, "checkpoint");
-    }
-    return { changes, objects, resourceVersion: rv, target, complete, listed, saved };
+    const wo = watcherOptions(o, report);
+    const identity = o.identity ?? await identityOf(lw, budget.signal);
+    stage = "the target version";
+    const target = await readTarget(lw, wo, budget.signal, report);
+    stage = "the checkpoint";
+    const { state, goal } = await load<T>(o, identity, target, budget.signal, report);
+    await catchUpTo(lw, wo, state, goal, budget.signal, report);
+    clock.clearTimeout(timer);
+    signal?.throwIfAborted();
+    const complete = goal !== undefined && state.reached(goal);
+    const { saved, saveError } = await save(o, identity, state, report);
+    return {
+      changes: state.changes,
+      objects: state.objects,
+      resourceVersion: state.rv,
+      target,
+      complete,
+      listed: state.listed,
+      saved,
+      saveError,
+    };
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
-    if (err instanceof BudgetExhausted || budget.signal.reason instanceof BudgetExhausted) {
-      throw new Error(
-        `catchUp ${key}: the budget of ${budgetMs} ms ran out before the checkpoint was read or listed`,
-      );
+    if (budget.signal.reason instanceof BudgetExhausted) {
+      throw new CatchUpBudgetError(key, o.budgetMs, stage, lastError);
     }
     throw err;
   } finally {
     clock.clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+    dispose();
   }
 }
 
@@ -257,6 +149,24 @@ class BudgetExhausted extends Error {
   constructor() {
     super("the catch-up budget ran out");
   }
+}
+
+/**
+ * The watcher's options for catchUp's requests: its clock, handler and
+ * watch timeout. Its lists are plain LISTs: a process that runs once cannot
+ * remember that a server refuses streaming lists, and would pay (and
+ * report) the refusal on every run.
+ */
+function watcherOptions(
+  o: ResolvedCatchUpOptions,
+  report: (err: unknown, phase: ErrorPhase) => void,
+): ResolvedWatcherOptions {
+  const options = { clock: o.clock, random: o.random, onError: report, useStreamingList: false };
+  return {
+    ...resolveWatcherOptions(options, "catchUp"),
+    watchTimeoutSeconds: o.watchTimeoutSeconds,
+    consistentFirstList: true,
+  };
 }
 
 function identityOf<T extends KubeObjectLike>(
@@ -270,121 +180,202 @@ function identityOf<T extends KubeObjectLike>(
       ),
     );
   }
-  return lw.identity({ signal });
-}
-
-/** A resourceVersion as an integer, or undefined when it is not one. */
-function version(rv: string | undefined): bigint | undefined {
-  return rv && /^\d{1,30}$/.test(rv) ? BigInt(rv) : undefined;
+  return abortable(lw.identity({ signal }), signal);
 }
 
 /**
- * Watches from `rv`, applying events, until one at or past `goal` is applied
- * (`reached`), the version is gone (`expired`), or the budget runs out.
- * Watches that end (their timeout) are restarted from the last version; one
- * that fails otherwise is retried after a short pause.
+ * The current version: a consistent `limit=1` list, retried as the watcher
+ * retries a failed list (the recovery rules' wait, `Retry-After` honoured)
+ * until it answers or `signal` aborts.
  */
-async function watchUntil<T extends KubeObjectLike>(
+async function readTarget<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
-  objects: Map<string, T>,
-  changes: CatchUpChange<T>[],
-  from: string,
-  goal: bigint,
-  timeoutSeconds: number,
+  wo: ResolvedWatcherOptions,
   signal: AbortSignal,
-  clock: Clock,
-  report: (err: unknown, phase: "watch") => void,
-): Promise<{ rv: string; reached: boolean; expired: boolean; noProof: boolean }> {
-  let rv = from;
-  const reached = () => (version(rv) ?? -1n) >= goal;
-  const stop = (how: { expired?: boolean; noProof?: boolean } = {}) => ({
-    rv,
-    reached: false,
-    expired: how.expired ?? false,
-    noProof: how.noProof ?? false,
-  });
-  let withoutBookmark = 0; // watches in a row that ended with no bookmark at all
-  while (!reached()) {
-    if (signal.aborted) return stop();
-    if (withoutBookmark >= 2) return stop({ noProof: true });
+  report: (err: unknown, phase: ErrorPhase) => void,
+): Promise<string> {
+  let state: MachineState = { phase: { kind: "list", rv: "" }, streaming: false };
+  const limits = { shortWatchMs: wo.shortWatchMs, streamingListAttempts: 1 };
+  while (true) {
+    let err: unknown;
     try {
-      let bookmarks = 0;
-      const events = lw.watch({
-        resourceVersion: rv,
-        allowWatchBookmarks: true,
-        timeoutSeconds,
-        signal,
-      });
-      for await (const ev of events) {
-        if (ev.type === "ERROR") {
-          const status = ev.object as { code?: unknown };
-          if (status?.code === 410) return stop({ expired: true });
-          throw new Error(`the watch sent an ERROR event (code ${String(status?.code)})`);
-        }
-        const object = ev.object as T;
-        const evRv = object?.metadata?.resourceVersion;
-        if (typeof evRv !== "string" || evRv === "") {
-          throw new Error("a watch event without a resourceVersion");
-        }
-        if (ev.type === "BOOKMARK") bookmarks++;
-        else apply(objects, changes, ev.type, object);
-        rv = evRv;
-        if (reached()) break;
-      }
-      withoutBookmark = bookmarks > 0 ? 0 : withoutBookmark + 1;
-    } catch (err) {
-      if (signal.aborted) return stop();
-      if (isExpired(err)) return stop({ expired: true });
-      report(err, "watch");
-      try {
-        await delay(500, signal, clock);
-      } catch {
-        return stop();
-      }
+      const page = await abortable(lw.list({ resourceVersion: "", limit: 1, signal }), signal);
+      const rv = page?.metadata?.resourceVersion;
+      if (typeof rv === "string" && rv !== "") return rv;
+      err = new MalformedResponseError("list", "metadata.resourceVersion is missing");
+    } catch (caught) {
+      if (signal.aborted) throw signal.reason;
+      err = caught;
     }
+    report(err, "list");
+    const failure = failureKind(err);
+    const t = next(state, { kind: "failed", failure, rv: "", events: 0, durationMs: 0 }, limits);
+    state = t.state;
+    await delay(waitMs(wo, t.wait, retryAfterOf(err)), signal, wo.clock);
   }
-  return { rv, reached: true, expired: false, noProof: false };
 }
 
-function apply<T extends KubeObjectLike>(
-  objects: Map<string, T>,
-  changes: CatchUpChange<T>[],
-  type: "ADDED" | "MODIFIED" | "DELETED",
-  object: T,
-): void {
-  const key = metaNamespaceKeyFunc(object);
-  const old = objects.get(key);
-  if (type === "DELETED") {
-    if (!old) return;
-    objects.delete(key);
-    changes.push({ type: "delete", key, object });
-  } else {
-    objects.set(key, object);
-    changes.push(
-      old ? { type: "update", key, oldObject: old, object } : { type: "add", key, object },
+/**
+ * Loads the checkpoint into a state, or a state to list into when there is
+ * none or it cannot be trusted (reported).
+ */
+async function load<T extends KubeObjectLike>(
+  o: ResolvedCatchUpOptions,
+  identity: ResourceIdentity,
+  target: string,
+  signal: AbortSignal,
+  report: (err: unknown, phase: ErrorPhase) => void,
+): Promise<{ state: CatchUpState<T>; goal: bigint | undefined }> {
+  const goal = versionOf(target);
+  let loaded: LoadedCheckpoint<T> | undefined;
+  let listed: CatchUpListReason | undefined;
+  try {
+    loaded = await loadCheckpoint<T>(o.storage, o.key, identity, { signal });
+    if (!loaded) listed = "no-checkpoint";
+  } catch (err) {
+    if (signal.aborted) throw signal.reason;
+    report(err, "checkpoint");
+    listed = "unusable-checkpoint";
+  }
+  const at = versionOf(loaded?.resourceVersion);
+  if (loaded && (goal === undefined || at === undefined)) {
+    listed = "unusable-checkpoint"; // versions that are not integers prove nothing: list
+  } else if (loaded && at! > goal!) {
+    report(
+      new CheckpointError(
+        "ahead-of-server",
+        o.key,
+        `the checkpoint is at resourceVersion ${loaded.resourceVersion}, newer than the server's ${target} (an etcd restored from a backup?): listed instead`,
+      ),
+      "checkpoint",
     );
+    listed = "ahead-of-server";
   }
+  const state = new CatchUpState<T>(loaded?.items ?? [], loaded?.resourceVersion ?? "");
+  state.nextListReason = listed;
+  if (listed) state.rv = ""; // nothing in it is exact until the list
+  return { state, goal };
 }
 
-/** Makes `objects` the list's items, recording what differs: adds, updates (a new resourceVersion), deletes. */
-function diffInto<T extends KubeObjectLike>(
-  objects: Map<string, T>,
-  items: T[],
-  changes: CatchUpChange<T>[],
-): void {
-  const gone = new Map(objects);
-  for (const object of items) {
-    const key = metaNamespaceKeyFunc(object);
-    const old = objects.get(key);
-    gone.delete(key);
-    objects.set(key, object);
-    if (!old) changes.push({ type: "add", key, object });
-    else if (old.metadata?.resourceVersion !== object.metadata?.resourceVersion) {
-      changes.push({ type: "update", key, oldObject: old, object });
-    }
+/**
+ * Brings `state` up to `goal` on the watcher: a watch from the checkpoint
+ * (which relists by the recovery rules when it must), then, without a
+ * proof, a second watch if the cluster has moved on, else a consistent list.
+ */
+async function catchUpTo<T extends KubeObjectLike>(
+  lw: ListerWatcher<T>,
+  wo: ResolvedWatcherOptions,
+  state: CatchUpState<T>,
+  goal: bigint | undefined,
+  signal: AbortSignal,
+  report: (err: unknown, phase: ErrorPhase) => void,
+): Promise<void> {
+  if (goal === undefined) {
+    // a server whose versions are not integers: one consistent list is the only proof
+    await pass(lw, wo, state, "", undefined, signal);
+    return;
   }
-  for (const [key, object] of gone) {
-    objects.delete(key);
-    changes.push({ type: "delete", key, object });
+  if (!state.listed && state.nextListReason === undefined) {
+    let end = await pass(lw, wo, state, state.rv, goal, signal);
+    if (end === "no-proof") {
+      // Reading the target again brings the watch cache up to date: if the
+      // cluster has moved on, the next watch's bookmark is past the goal.
+      const again = versionOf(await readTarget(lw, wo, signal, report));
+      if (again !== undefined && again > goal) {
+        end = await pass(lw, wo, state, state.rv, goal, signal);
+      }
+    }
+    if (end !== "no-proof") return;
+    state.nextListReason = "no-proof";
+  }
+  await pass(lw, wo, state, "", goal, signal);
+}
+
+/** How a pass ended: the goal reached, a watch without proof, or the budget gone. */
+type PassEnd = "reached" | "no-proof" | "stopped";
+
+/**
+ * One run of the watcher: from `resume` (a watch), or from a consistent
+ * list when `resume` is `""`; applies its events to `state` until the goal
+ * is reached (without a goal: the first list), a watch ends cleanly without
+ * any bookmark, or `signal` aborts.
+ */
+async function pass<T extends KubeObjectLike>(
+  lw: ListerWatcher<T>,
+  wo: ResolvedWatcherOptions,
+  state: CatchUpState<T>,
+  resume: string,
+  goal: bigint | undefined,
+  signal: AbortSignal,
+): Promise<PassEnd> {
+  const { controller, dispose } = childAbortController(signal);
+  let bookmarks = 0;
+  let noProof = false;
+  const observer = {
+    ...wo.observer,
+    relist(reason: RelistReason) {
+      if (reason === "expired") state.nextListReason ??= "expired";
+      else if (reason === "watch-failed") state.nextListReason ??= "watch-failed";
+    },
+    watchStart() {
+      bookmarks = 0;
+    },
+    watchEnd(info: { error?: unknown }) {
+      if (info.error === undefined && bookmarks === 0 && goal !== undefined) {
+        noProof = true;
+        controller.abort(); // the loop ends before the next watch
+      }
+    },
+  };
+  const batches = watchResolved(lw, {
+    ...wo,
+    signal: controller.signal,
+    resumeResourceVersion: resume,
+    reuseListed: state.reuse,
+    observer,
+  });
+  try {
+    for await (const batch of batches) {
+      for (const ev of batch as WatcherEvent<T>[]) {
+        if (ev.type === "BOOKMARK") bookmarks++;
+        state.apply(ev);
+      }
+      if (goal === undefined ? state.listed !== undefined : state.reached(goal)) return "reached";
+    }
+  } finally {
+    controller.abort();
+    dispose();
+  }
+  return noProof && !signal.aborted ? "no-proof" : "stopped";
+}
+
+/** Saves what was applied, within `saveTimeoutMs`; a failure is reported and returned. */
+async function save<T extends KubeObjectLike>(
+  o: ResolvedCatchUpOptions,
+  identity: ResourceIdentity,
+  state: CatchUpState<T>,
+  report: (err: unknown, phase: ErrorPhase) => void,
+): Promise<{ saved?: { count: number; bytes: number }; saveError?: unknown }> {
+  if (state.rv === "") return {}; // nothing consistent to save
+  const { controller, dispose } = childAbortController(o.signal);
+  const timer = o.clock.setTimeout(
+    () => controller.abort(new Error(`the checkpoint save took over ${o.saveTimeoutMs} ms`)),
+    o.saveTimeoutMs,
+  );
+  try {
+    const saved = await saveCheckpoint(o.storage, o.key, {
+      identity,
+      resourceVersion: state.rv,
+      items: state.objects.values(),
+    }, { signal: controller.signal });
+    return { saved };
+  } catch (err) {
+    o.signal?.throwIfAborted();
+    const why = controller.signal.aborted ? controller.signal.reason : err;
+    report(why, "checkpoint");
+    return { saveError: why };
+  } finally {
+    o.clock.clearTimeout(timer);
+    dispose();
   }
 }

@@ -2,7 +2,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { Store } from "../cache/store.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import { childAbortController, delay } from "../async/_async.ts";
-import { watcherBatches, type WatcherEvent } from "./watcher.ts";
+import { type WatcherEvent, watchResolved } from "./watcher.ts";
 import { ConsumerFailure } from "./_failure_kind.ts";
 import {
   OBSERVER_METHODS,
@@ -362,7 +362,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   async #watchLoop(signal: AbortSignal): Promise<void> {
     const { clock, backoff, observer } = this.#options;
     while (!signal.aborted) {
-      const it = watcherBatches(this.#lw, {
+      const it = watchResolved(this.#lw, {
         ...this.#options,
         signal,
         initialResourceVersion: this.#lastSyncResourceVersion,
@@ -380,9 +380,10 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           try {
             for (const ev of r.value) this.#apply(ev);
           } catch (err) {
-            // the events before it are applied; the rest of the read is not
+            // the events before it are applied, the rest of the read is not:
+            // a relist asks for nothing older than the last one applied
             this.#report(err, "store");
-            failure = new ConsumerFailure(err);
+            failure = new ConsumerFailure(err, this.#lastSyncResourceVersion);
           }
         }
       } catch (err) {

@@ -159,3 +159,56 @@ test("factory onError default gets the informer's name", async () => {
   await done;
   assert.deepEqual(seen.sort(), ["configmaps.x", "pods"]);
 });
+
+/** A lister-watcher whose first list at a specific version is gone (a routine 410). */
+class ExpiredFirst extends FakeListerWatcher {
+  gone = 1;
+  constructor() {
+    super([obj("a")]);
+  }
+  override list(options: ListOptions): Promise<KubeList> {
+    if (this.gone-- > 0) {
+      return Promise.reject(
+        new KubeStatusError({
+          code: 410,
+          status: { reason: "Expired", code: 410, message: "too old" },
+        }),
+      );
+    }
+    return super.list(options);
+  }
+}
+
+test("a routine 410 that is recovered is not logged as a warning (debug), other errors are", async () => {
+  const { lines, logger } = recordingLogger();
+  const informer = new Informer(new ExpiredFirst(), { ...FAST, name: "cms", logger });
+  const ac = new AbortController();
+  const run = informer.run({ signal: ac.signal });
+  await informer.waitForSync({ signal: AbortSignal.timeout(3000) });
+  ac.abort();
+  await run;
+  assert.ok(
+    lines.some((l) => l.startsWith("debug [cms] list:") && l.includes("410")),
+    lines.join("\n"),
+  );
+  assert.ok(!lines.some((l) => l.startsWith("warn") && l.includes("410")), lines.join("\n"));
+});
+
+test("the reflector's default error handler prints nothing for a routine 410 and warns for the rest", async () => {
+  const { resolveWatcherOptions } = await import("../../src/reflector/_resolve_watcher_options.ts");
+  const warned: string[] = [];
+  const original = console.warn;
+  console.warn = (m: string) => void warned.push(m);
+  try {
+    const o = resolveWatcherOptions({}, "cms");
+    o.onError(
+      new KubeStatusError({ code: 410, status: { reason: "Expired", code: 410 } }),
+      "watch",
+    );
+    o.onError(new KubeStatusError({ code: 500 }), "watch");
+  } finally {
+    console.warn = original;
+  }
+  assert.equal(warned.length, 1);
+  assert.match(warned[0], /^\[cms\] watch: 500/);
+});

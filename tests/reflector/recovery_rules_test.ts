@@ -16,6 +16,7 @@ import type { ServerFeatures } from "../../src/transport/server_features.ts";
 import type { WatchOptions } from "../../src/transport/lister_watcher.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { MalformedResponseError } from "../../src/api/malformed_response_error.ts";
+import { RequestRefusedError } from "../../src/api/request_refused_error.ts";
 import type { KubeObject, WatchEvent } from "../../src/api/types.ts";
 import { Indexer } from "../../src/cache/indexer.ts";
 import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
@@ -823,3 +824,81 @@ async function* bookmarksAfter(
     yield ev("BOOKMARK", { metadata: { resourceVersion: String(++rv) } } as never);
   }
 }
+
+test("a store that fails in the middle of one network read: the relist asks for the last version the store applied, not the version before the read", async () => {
+  class FailsOn extends Indexer<KubeObject> {
+    override update(obj: KubeObject): void {
+      if (obj.metadata?.name === "c") throw new Error("store full");
+      super.update(obj);
+    }
+  }
+  const t = await setup({}, new FailsOn(metaNamespaceKeyFunc), (lw) => {
+    // one read brings three events; the store takes the first two, then fails
+    (lw as unknown as { watchBatches: unknown }).watchBatches = async function* (o: WatchOptions) {
+      o.onConnected?.();
+      if (o.resourceVersion === "10") {
+        yield [ev("ADDED", cm("x", "11")), ev("ADDED", cm("y", "12")), ev("ADDED", cm("c", "13"))];
+      }
+      await untilAborted(o.signal);
+    };
+  });
+  try {
+    await t.reflector.synced;
+    await t.clock.advance(800); // the backoff before the relist
+    const lists = t.lw.of("list");
+    assert.equal(lists.length, 2);
+    assert.equal(lists[1].rv, "12", "the version of y, the last event applied");
+  } finally {
+    await t.stop();
+  }
+});
+
+test("a watch refused for good (403: a role that may list but not watch) relists after the backoff instead of rewatching forever, and says so", async () => {
+  const t = await setup({}, undefined, (lw) => {
+    lw.onWatch = () => {
+      throw new KubeStatusError({ code: 403, request: "GET /api/v1/namespaces/ns/configmaps" });
+    };
+  });
+  try {
+    await t.reflector.synced;
+    assert.equal(t.lw.of("list").length, 1);
+    t.lw.objects = [cm("a", "5"), cm("b", "6"), cm("new", "11")];
+    t.lw.resourceVersion = "11";
+    await t.clock.advance(800);
+    assert.equal(t.lw.of("list").length, 2, "relisted after the backoff");
+    assert.equal(t.lw.of("watch").length, 2, "one watch per list, no rewatch loop");
+    assert.ok(t.store.getByKey("ns/new"), "the store follows the server through lists");
+    const refusal = t.errors.find((e) => e.error instanceof RequestRefusedError);
+    assert.ok(refusal, "reported as a refusal");
+    assert.equal(refusal.phase, "watch");
+    assert.match(
+      (refusal.error as Error).message,
+      /^forbidden: cannot watch configmaps in namespace ns/,
+    );
+  } finally {
+    await t.stop();
+  }
+});
+
+test("a streaming list answered 404 or 403 is reported as what it is, and streaming lists stay on for the server", async () => {
+  const features: ServerFeatures = {};
+  const t = await setup({ useStreamingList: true }, undefined, (lw) => {
+    lw.features = features;
+    lw.onWatch = (o) => {
+      if (o.sendInitialEvents) {
+        throw new KubeStatusError({ code: 404, request: "GET /api/v1/configmapz" });
+      }
+      return events([], o);
+    };
+  });
+  try {
+    await t.reflector.synced; // one plain LIST at once
+    assert.equal(features.streamingList, undefined, "nothing learnt about the server");
+    assert.ok(!t.errors.some((e) => e.error instanceof StreamingListUnsupportedError));
+    const refusal = t.errors.find((e) => e.error instanceof RequestRefusedError);
+    assert.equal(refusal?.phase, "list", "a streaming list is labelled as the list it is");
+    assert.match(String((refusal?.error as Error).message), /^configmapz not found in v1/);
+  } finally {
+    await t.stop();
+  }
+});

@@ -26,6 +26,7 @@ const fail = (failure: FailureKind, rv = "7", durationMs = 5_000, events = 0): O
   events,
   durationMs,
 });
+const synced = (o: Outcome): Outcome => ({ ...o, synced: true } as Outcome);
 const ended = (rv: string, events: number, durationMs: number): Outcome => ({
   kind: "ended",
   rv,
@@ -207,12 +208,60 @@ const rows: Array<[string, MachineState, Outcome, MachineState, string, string |
   ],
   // streaming lists
   [
-    "a streaming list's end bookmark: the same request goes on as a watch",
+    "a streaming list that synced and then closed cleanly: judged as a watch (rewatch at once)",
     S(stream(""), true),
-    { kind: "synced", rv: "12" },
+    synced(ended("12", 3, 60_000)),
     S(watch("12"), true),
     "none",
     undefined,
+  ],
+  [
+    "a streaming list that synced and then lost its connection: rewatch after the reconnect backoff, no relist",
+    S(stream(""), true),
+    synced(fail("no-answer", "14", 60_000, 4)),
+    S(watch("14", true), true),
+    "reconnect",
+    undefined,
+  ],
+  [
+    "a streaming list that synced and then got a 410: relist from the last applied version",
+    S(stream(""), true),
+    synced(fail("expired", "14", 60_000, 4)),
+    S(stream("14"), true),
+    "none",
+    "expired",
+  ],
+  [
+    "a streaming list refused for another reason (403 without watch, 404): one plain LIST at once, streaming kept",
+    S(stream("6", "6"), true),
+    fail("refused"),
+    S(list("6"), true),
+    "none",
+    "list-failed",
+  ],
+  [
+    "a watch refused for good (403: list but no watch): relist after the backoff, never rewatch",
+    S(watch("5")),
+    fail("refused", "7"),
+    S(list("7")),
+    "backoff",
+    "watch-failed",
+  ],
+  [
+    "a watch refused for good with streaming on: relist as a streaming list after the backoff",
+    S(watch("5"), true),
+    fail("refused", "7", 60_000, 3),
+    S(stream("7"), true),
+    "backoff",
+    "watch-failed",
+  ],
+  [
+    "a list refused (404: no such resource): the same list after the backoff",
+    S(list("0")),
+    fail("refused", "0"),
+    S(list("0")),
+    "backoff",
+    "list-failed",
   ],
   [
     "a server without streaming lists: LIST for good",
@@ -307,12 +356,13 @@ test("watch machine: every (phase, outcome) pair has a rule that makes progress 
     "unsupported",
     "no-answer",
     "answered",
+    "refused",
     "bad-data",
     "bug",
   ];
   const outcomes: Outcome[] = [
     { kind: "listed", rv: "9" },
-    { kind: "synced", rv: "9" },
+    synced(ended("9", 1, 10)),
     ended("9", 0, 1),
     ended("9", 2, 60_000),
     ...kinds.flatMap((k) => [fail(k, "9", 1), fail(k, "9", 60_000, 5)]),
