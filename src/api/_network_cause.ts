@@ -46,11 +46,11 @@ const ALIASES: Record<string, string> = {
 const DENO_PATTERNS: Array<[RegExp, string]> = [
   [/connection refused/i, "ECONNREFUSED"],
   [/connection reset/i, "ECONNRESET"],
+  [/temporary failure in name resolution/i, "EAI_AGAIN"],
   [
     /dns error|failed to lookup address|name or service not known|nodename nor servname/i,
     "ENOTFOUND",
   ],
-  [/temporary failure in name resolution/i, "EAI_AGAIN"],
   [/invalid peer certificate: Expired/i, "CERT_HAS_EXPIRED"],
   [/invalid peer certificate: NotValidYet/i, "CERT_NOT_YET_VALID"],
   [/invalid peer certificate: UnknownIssuer/i, "UNABLE_TO_GET_ISSUER_CERT_LOCALLY"],
@@ -124,10 +124,93 @@ function chain(err: unknown): unknown[] {
   return out;
 }
 
+/** A host name or address as it may appear in a message: nothing else gets through. */
+const HOST = /^[A-Za-z0-9*_.:[\]-]{1,253}$/;
+/** The most certificate names a message lists. */
+const MAX_NAMES = 8;
+
+function hostText(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const host = value.replace(/\.$/, ""); // Node writes "Host: kube.test." with the root dot
+  return HOST.test(host) ? host : undefined;
+}
+
+/** Deno's message quotes the request URL: its host name (never userinfo, path or query). */
+function hostOfDenoUrl(message: string): string | undefined {
+  const url = /error sending request for url \(([^\s)]+)\)/i.exec(message)?.[1];
+  if (!url) return undefined;
+  try {
+    return hostText(new URL(url).hostname.replace(/^\[(.*)\]$/, "$1"));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host whose name did not resolve: Node's and Bun's `hostname`, or Deno's URL. */
+function unresolvedHost(errors: unknown[]): string | undefined {
+  for (const e of errors) {
+    const host = e !== null && typeof e === "object"
+      ? hostText((e as { hostname?: unknown }).hostname)
+      : undefined;
+    if (host) return host;
+  }
+  for (const e of errors) {
+    const host = hostOfDenoUrl(messageOf(e));
+    if (host) return host;
+  }
+  return undefined;
+}
+
+/**
+ * The names a certificate is valid for and the name it was checked
+ * against: Node's `ERR_TLS_CERT_ALTNAME_INVALID` error carries `host` and
+ * `cert.subjectaltname` (`"DNS:a, IP Address:10.0.0.1"`); Deno's (rustls)
+ * message says `certificate not valid for name "c"; certificate is only
+ * valid for DnsName("a"), DnsName("b") or IpAddress(10.0.0.1)`.
+ */
+function nameMismatch(errors: unknown[]): { names: string[]; host?: string } | undefined {
+  for (const e of errors) {
+    if (e === null || typeof e !== "object") continue;
+    const { code, host, cert } = e as { code?: unknown; host?: unknown; cert?: unknown };
+    const alt = (cert as { subjectaltname?: unknown } | undefined)?.subjectaltname;
+    if (code !== "ERR_TLS_CERT_ALTNAME_INVALID" || typeof alt !== "string") continue;
+    const names = alt.split(/,\s*/).map((n) => n.replace(/^(DNS|IP Address):/, ""));
+    return { names, host: hostText(host) };
+  }
+  for (const e of errors) {
+    const m =
+      /certificate not valid for name "([^"]*)"; certificate (?:is only valid for ([^\n]*)|is not valid for any names)/
+        .exec(messageOf(e));
+    if (!m) continue;
+    const names = [...(m[2] ?? "").matchAll(/(?:DnsName\("([^"]*)"\)|IpAddress\(([^)]*)\))/g)]
+      .map((n) => n[1] ?? n[2]);
+    return { names, host: hostText(m[1]) };
+  }
+  return undefined;
+}
+
+/**
+ * kubectl's (Go's) words for a certificate issued for other names:
+ * `certificate is valid for a, b, not c`. Only names that look like host
+ * names or addresses are shown, at most {@linkcode MAX_NAMES}.
+ */
+function mismatchText({ names, host }: { names: string[]; host?: string }): string | undefined {
+  const shown = names.map(hostText).filter((n): n is string => n !== undefined);
+  const listed = shown.slice(0, MAX_NAMES).join(", ") +
+    (shown.length > MAX_NAMES ? `, and ${shown.length - MAX_NAMES} more` : "");
+  if (!listed) {
+    return host ? `certificate is not valid for any names, but wanted to match ${host}` : undefined;
+  }
+  return `certificate is valid for ${listed}, not ${host ?? "the server's name"}`;
+}
+
 /**
  * What went wrong, from the innermost cause: a normalized code (Node's
  * names, also derived from Deno's messages) when one is known, and a short
- * sanitized text (`"ECONNREFUSED (connection refused)"`).
+ * sanitized text (`"ECONNREFUSED (connection refused)"`). A name that did
+ * not resolve is named (`"ENOTFOUND kube.example (host not found)"`), and a
+ * certificate issued for other names lists them, as kubectl does
+ * (`"ERR_TLS_CERT_ALTNAME_INVALID (certificate is valid for a, b, not c)"`).
  */
 export function describeNetworkCause(err: unknown): { code: string | undefined; text: string } {
   const errors = chain(err);
@@ -147,6 +230,15 @@ export function describeNetworkCause(err: unknown): { code: string | undefined; 
         break;
       }
     }
+  }
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    const host = unresolvedHost(errors);
+    if (host) return { code, text: `${code} ${host} (${CODES[code]})` };
+  }
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    const mismatch = nameMismatch(errors);
+    const text = mismatch && mismatchText(mismatch);
+    if (text) return { code, text: `${code} (${text})` };
   }
   const known = code !== undefined ? CODES[code] : undefined;
   if (code !== undefined && known) return { code, text: `${code} (${known})` };

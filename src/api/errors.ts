@@ -14,9 +14,12 @@ import { KubeStatusError } from "./kube_status_error.ts";
  * runtime wrapped it (undici's `fetch failed` and its `cause`, Deno's
  * `error sending request ...`, Bun's codes), as a Node-style code and a
  * short text: `GET /api/v1/pods: network error: ECONNREFUSED (connection
- * refused)`. It never holds a URL's query, a credential, a header value or
- * a body (they are stripped), and stays short. The original error is kept
- * as `cause`.
+ * refused)`. A name that did not resolve is named (`ENOTFOUND
+ * kube.example (host not found)`), and a certificate issued for other
+ * names lists them as kubectl does (`ERR_TLS_CERT_ALTNAME_INVALID
+ * (certificate is valid for kube.test, not 10.0.0.1)`). It never holds a
+ * URL's query, a credential, a header value or a body (they are
+ * stripped), and stays short. The original error is kept as `cause`.
  *
  * @example No server listening
  * ```ts

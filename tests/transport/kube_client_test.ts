@@ -261,16 +261,18 @@ test("KubeClient names a refused connection ECONNREFUSED, without query or token
   assert.ok(!err.message.includes("SECRET"));
 });
 
-test("KubeClient names a host that does not resolve ENOTFOUND", async () => {
-  const client = new KubeClient({ server: "http://does-not-exist.invalid:6443" });
-  const t0 = Date.now();
+test("KubeClient names a host that does not resolve: ENOTFOUND does-not-exist.invalid", async () => {
+  // `.invalid` never resolves (RFC 6761): the resolver answers at once, even offline.
+  const client = new KubeClient({ server: "http://does-not-exist.invalid:6443", token: "SECRET" });
   const err = await client
     .request("/api/v1/pods", { query: { watch: "1", SECRET: "x" } })
     .catch((e) => e);
   assert.ok(err instanceof KubeNetworkError, String(err));
   assert.equal(err.code, "ENOTFOUND", err.message);
-  assert.equal(err.message, "GET /api/v1/pods: network error: ENOTFOUND (host not found)");
-  assert.ok(Date.now() - t0 < 5_000, "resolution failed fast");
+  assert.equal(
+    err.message,
+    "GET /api/v1/pods: network error: ENOTFOUND does-not-exist.invalid (host not found)",
+  );
 });
 
 /** A server holding other objects than the one the client is configured for. */

@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { KubeNetworkError } from "../../src/api/errors.ts";
+import { KubeClient } from "../../src/transport/kube_client.ts";
+
+/** The KubeNetworkError of a request whose `fetch` throws `thrown`. */
+async function errorOf(thrown: unknown): Promise<KubeNetworkError> {
+  const client = new KubeClient({
+    server: "https://kube.example:6443",
+    token: "SECRET-token",
+    fetch: () => Promise.reject(thrown),
+  });
+  const err = await client.request("/api/v1/pods", { query: { SECRET: "q" } }).catch((e) => e);
+  assert.ok(err instanceof KubeNetworkError, String(err));
+  assert.ok(!/SECRET|pw|hunter2/.test(err.message), err.message);
+  return err;
+}
+
+function causing(cause: unknown): TypeError {
+  return new TypeError("fetch failed", { cause });
+}
+
+/** What undici (Node) and Bun throw when a name does not resolve. */
+function nodeDnsError(code: string, hostname: string): Error {
+  return Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), {
+    code,
+    errno: -3008,
+    syscall: "getaddrinfo",
+    hostname,
+  });
+}
+
+/** What Deno's fetch throws: the message quotes the whole URL. */
+function denoError(detail: string): TypeError {
+  return causing(
+    new Error(
+      `error sending request for url (https://user:pw@kube.example:6443/api/v1/pods?token=hunter2): client error (Connect): ${detail}`,
+    ),
+  );
+}
+
+test("DNS failures name the host from what each runtime gives, never the URL's credentials or query", async () => {
+  const node = await errorOf(causing(nodeDnsError("ENOTFOUND", "kube.example")));
+  assert.equal(
+    node.message,
+    "GET /api/v1/pods: network error: ENOTFOUND kube.example (host not found)",
+  );
+  const bun = await errorOf(nodeDnsError("EAI_AGAIN", "kube.example"));
+  assert.equal(
+    bun.message,
+    "GET /api/v1/pods: network error: EAI_AGAIN kube.example (temporary DNS failure)",
+  );
+  const deno = await errorOf(
+    denoError("dns error: failed to lookup address information: Name or service not known"),
+  );
+  assert.equal(deno.code, "ENOTFOUND");
+  assert.equal(
+    deno.message,
+    "GET /api/v1/pods: network error: ENOTFOUND kube.example (host not found)",
+  );
+  const denoAgain = await errorOf(
+    denoError(
+      "dns error: failed to lookup address information: Temporary failure in name resolution",
+    ),
+  );
+  assert.equal(
+    denoAgain.message,
+    "GET /api/v1/pods: network error: EAI_AGAIN kube.example (temporary DNS failure)",
+  );
+  // a host name that is not one is left out rather than quoted
+  const odd = await errorOf(causing(nodeDnsError("ENOTFOUND", "Bearer hunter2")));
+  assert.equal(odd.message, "GET /api/v1/pods: network error: ENOTFOUND (host not found)");
+});
+
+test("a certificate issued for other names lists them as kubectl does, from Node's and Deno's errors", async () => {
+  const node = await errorOf(
+    causing(
+      Object.assign(new Error("Hostname/IP does not match certificate's altnames: ..."), {
+        code: "ERR_TLS_CERT_ALTNAME_INVALID",
+        reason: "IP: 10.0.0.9 is not in the cert's list: 10.0.0.1",
+        host: "10.0.0.9",
+        cert: { subjectaltname: "DNS:kube.test, DNS:*.kube.test, IP Address:10.0.0.1" },
+      }),
+    ),
+  );
+  assert.equal(node.code, "ERR_TLS_CERT_ALTNAME_INVALID");
+  assert.equal(
+    node.message,
+    "GET /api/v1/pods: network error: ERR_TLS_CERT_ALTNAME_INVALID (certificate is valid for kube.test, *.kube.test, 10.0.0.1, not 10.0.0.9)",
+  );
+  const deno = await errorOf(
+    denoError(
+      'invalid peer certificate: certificate not valid for name "10.0.0.9"; certificate is only valid for DnsName("kube.test"), DnsName("*.kube.test") or IpAddress(10.0.0.1)',
+    ),
+  );
+  assert.equal(deno.code, "ERR_TLS_CERT_ALTNAME_INVALID");
+  assert.equal(deno.message, node.message);
+  const none = await errorOf(
+    denoError(
+      'invalid peer certificate: certificate not valid for name "kube.example"; certificate is not valid for any names (according to its subjectAltName extension)',
+    ),
+  );
+  assert.equal(
+    none.message,
+    "GET /api/v1/pods: network error: ERR_TLS_CERT_ALTNAME_INVALID (certificate is not valid for any names, but wanted to match kube.example)",
+  );
+});
+
+test("certificate names that are not host names are left out, and a long list is cut", async () => {
+  const many = Array.from({ length: 12 }, (_, i) => `DNS:n${i}.test`);
+  const err = await errorOf(
+    causing(
+      Object.assign(new Error("altnames"), {
+        code: "ERR_TLS_CERT_ALTNAME_INVALID",
+        host: "kube.example",
+        cert: {
+          subjectaltname: [
+            'DNS:"quoted" name',
+            "URI:spiffe://cluster/ns/x",
+            "email:a@b.test",
+            ...many,
+          ].join(", "),
+        },
+      }),
+    ),
+  );
+  assert.equal(
+    err.message,
+    "GET /api/v1/pods: network error: ERR_TLS_CERT_ALTNAME_INVALID (certificate is valid for n0.test, n1.test, n2.test, n3.test, n4.test, n5.test, n6.test, n7.test, and 4 more, not kube.example)",
+  );
+});
