@@ -68,7 +68,7 @@ test("KubeNetworkError names the innermost cause as undici, Deno and Bun wrap it
         ),
       ),
       "ENOTFOUND",
-      /ENOTFOUND \(host not found\)/,
+      /ENOTFOUND kube\.invalid \(host not found\)/,
     ],
     [
       "Deno: expired",
