@@ -276,6 +276,7 @@ async function catchUpTo<T extends KubeObjectLike>(
     return;
   }
   if (!state.listed && state.nextListReason === undefined) {
+    if (state.reached(goal)) return; // the checkpoint is at the target: nothing happened since
     let end = await pass(lw, wo, state, state.rv, goal, signal);
     if (end === "no-proof") {
       // Reading the target again brings the watch cache up to date: if the

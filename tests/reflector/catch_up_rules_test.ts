@@ -124,7 +124,11 @@ test("catchUp: a watch that fails at the checkpoint's version every time (an ERR
     events([{ type: "ERROR", object: { kind: "Status", code: 500 } } as unknown as WatchEvent], o);
   const r = t.run();
   await t.clock.advance(0);
-  assert.equal(t.lw.of("list").filter((c) => (c.options as { limit?: number }).limit !== 1).length, 0, "not at once");
+  assert.equal(
+    t.lw.of("list").filter((c) => (c.options as { limit?: number }).limit !== 1).length,
+    0,
+    "not at once",
+  );
   await t.clock.advance(800); // the backoff's first step (jitter 0)
   await r.promise;
   assert.equal(r.result?.complete, true);
@@ -267,4 +271,16 @@ test("catchUp: a malformed watch event is never skipped: relisted after the back
   await r.promise;
   assert.equal(r.result?.listed, "watch-failed");
   assert.equal(r.result?.complete, true);
+});
+
+test("catchUp: a checkpoint already at the target is complete with no watch and no list (nothing happened since)", async () => {
+  const t = await setup("10");
+  const r = t.run();
+  await t.clock.advance(0);
+  await r.promise;
+  assert.equal(r.result?.complete, true);
+  assert.equal(r.result?.listed, undefined);
+  assert.deepEqual(r.result?.changes, []);
+  assert.equal(t.lw.of("watch").length, 0);
+  assert.equal(t.lw.of("list").length, 1, "the limit=1 target read only");
 });
