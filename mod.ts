@@ -144,7 +144,7 @@ export {
   type ListDecodeProblem,
 } from "./src/transport/list_stream.ts";
 export { type Clock, systemClock, type TimerHandle } from "./src/async/clock.ts";
-export { Backoff, type BackoffOptions } from "./src/reflector/backoff.ts";
+export { Backoff, type BackoffOptions } from "./src/async/backoff.ts";
 export {
   listAllPages,
   type ListPagerOptions,

@@ -4,7 +4,9 @@
  *
  * @module
  */
-import type { CheckpointIdentity } from "./checkpoint_identity.ts";
+// The identity's shape straight from transport/, not from checkpoint_identity.ts
+// (which imports this module): no import circle.
+import type { ResourceIdentity as CheckpointIdentity } from "../transport/resource_identity.ts";
 
 /**
  * `server` as compared and saved: origin and path, no credentials, query,

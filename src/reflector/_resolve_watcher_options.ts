@@ -1,5 +1,5 @@
 import { isExpired } from "../api/predicates.ts";
-import { Backoff, type BackoffOptions } from "./backoff.ts";
+import { Backoff, type BackoffOptions } from "../async/backoff.ts";
 import { systemClock } from "../async/clock.ts";
 import type { ErrorPhase, WatcherObserver, WatcherOptions } from "./watcher_options.ts";
 import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";

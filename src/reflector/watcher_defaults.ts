@@ -1,4 +1,4 @@
-import type { BackoffOptions } from "./backoff.ts";
+import { BACKOFF_DEFAULTS, type BackoffOptions } from "../async/backoff.ts";
 
 /**
  * Every default of the watcher and reflector options, in one frozen object:
@@ -37,13 +37,7 @@ export const WATCHER_DEFAULTS: Readonly<{
   maxRetryAfterMs: 60_000,
   streamingListAttempts: 3,
   useStreamingList: true,
-  backoff: Object.freeze({
-    initialMs: 800,
-    factor: 2,
-    capMs: 30_000,
-    jitter: 1.0,
-    resetAfterMs: 120_000,
-  }),
+  backoff: BACKOFF_DEFAULTS, // client-go's, as a bare Backoff's
   reconnectBackoff: Object.freeze({
     initialMs: 800,
     factor: 2,

@@ -1,5 +1,5 @@
 import type { KubeObjectLike } from "../api/types.ts";
-import type { Backoff, BackoffOptions } from "./backoff.ts";
+import type { Backoff, BackoffOptions } from "../async/backoff.ts";
 import type { Clock } from "../async/clock.ts";
 
 /**

@@ -1,6 +1,7 @@
 import { isConflict } from "../api/kube_conflict_error.ts";
 import { type Clock, systemClock } from "../async/clock.ts";
-import { delay, unit } from "../async/_async.ts";
+import { delay } from "../async/_async.ts";
+import { Backoff } from "../async/backoff.ts";
 
 /**
  * The pause between attempts of {@linkcode retryOnConflict}: `initialMs`
@@ -119,7 +120,16 @@ export async function retryOnConflict<T>(
   check("backoff.factor", factor, 1);
   check("backoff.capMs", capMs, initialMs);
   check("backoff.jitter", jitter, 0);
-  let pause = initialMs;
+  // the same pauses as `Backoff`, but never reset: one sequence per call
+  const pauses = new Backoff({
+    initialMs,
+    factor,
+    capMs,
+    jitter,
+    resetAfterMs: Infinity,
+    clock,
+    random,
+  });
   for (let attempt = 1;; attempt++) {
     signal?.throwIfAborted();
     try {
@@ -128,7 +138,6 @@ export async function retryOnConflict<T>(
       signal?.throwIfAborted();
       if (!isConflict(err) || attempt >= attempts) throw err;
     }
-    await delay(pause * (1 + jitter * unit(random())), signal, clock);
-    pause = Math.min(pause * factor, capMs);
+    await delay(pauses.next(), signal, clock);
   }
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Backoff, type BackoffOptions } from "../async/backoff.ts";
 
 /** Decides how long a key waits before it is queued again. */
 export interface RateLimiter<K> {
@@ -16,22 +17,32 @@ export interface RateLimiter<K> {
   numRequeues(key: K): number;
 }
 
-/** Per-key exponential backoff: `baseMs · 2^failures`, capped at `maxMs`. */
+/**
+ * Per-key exponential backoff: `baseMs · 2^failures`, capped at `maxMs`, no
+ * jitter, no reset but `forget` (one {@linkcode Backoff} per failing key).
+ */
 export class ExponentialFailureRateLimiter<K> implements RateLimiter<K> {
-  readonly #baseMs: number;
-  readonly #maxMs: number;
-  readonly #failures = new Map<K, number>();
+  readonly #options: BackoffOptions;
+  readonly #failures = new Map<K, { backoff: Backoff; requeues: number }>();
 
   constructor(baseMs: number, maxMs: number) {
-    this.#baseMs = baseMs;
-    this.#maxMs = maxMs;
+    this.#options = {
+      initialMs: baseMs,
+      factor: 2,
+      capMs: maxMs,
+      jitter: 0,
+      resetAfterMs: Infinity,
+    };
   }
 
   when(key: K): number {
-    const exp = this.#failures.get(key) ?? 0;
-    this.#failures.set(key, exp + 1);
-    // 2 ** exp overflows to Infinity long after the cap is reached: min() handles it
-    return Math.min(this.#baseMs * 2 ** exp, this.#maxMs);
+    let failures = this.#failures.get(key);
+    if (!failures) {
+      failures = { backoff: new Backoff(this.#options), requeues: 0 };
+      this.#failures.set(key, failures);
+    }
+    failures.requeues++;
+    return failures.backoff.next();
   }
 
   forget(key: K): void {
@@ -39,7 +50,7 @@ export class ExponentialFailureRateLimiter<K> implements RateLimiter<K> {
   }
 
   numRequeues(key: K): number {
-    return this.#failures.get(key) ?? 0;
+    return this.#failures.get(key)?.requeues ?? 0;
   }
 }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { Backoff } from "../../src/reflector/backoff.ts";
+import { Backoff, BACKOFF_DEFAULTS } from "../../src/async/backoff.ts";
+import { WATCHER_DEFAULTS } from "../../src/reflector/watcher_defaults.ts";
 import type { Clock } from "../../src/async/clock.ts";
 
 function manualClock(): Clock & { advance(ms: number): void } {
@@ -49,4 +50,30 @@ test("backoff options are validated at construction", () => {
   assert.throws(() => new Backoff({ factor: 0.5 }), RangeError);
   assert.throws(() => new Backoff({ jitter: Number.NaN }), RangeError);
   assert.throws(() => new Backoff({ initialMs: 1000, capMs: 10 }), RangeError);
+});
+
+test("backoff with resetAfterMs Infinity never starts again by itself, only by reset()", () => {
+  const clock = manualClock();
+  const b = new Backoff({ random: () => 0, clock, resetAfterMs: Infinity });
+  b.next();
+  clock.advance(10 * 365 * 86_400_000);
+  assert.equal(b.next(), 1600);
+  b.reset();
+  assert.equal(b.next(), 800);
+  assert.throws(
+    () => new Backoff({ capMs: Infinity }),
+    RangeError,
+    "only resetAfterMs may be infinite",
+  );
+});
+
+test("WATCHER_DEFAULTS.backoff is a bare Backoff's defaults: one set of client-go's numbers", () => {
+  assert.equal(WATCHER_DEFAULTS.backoff, BACKOFF_DEFAULTS);
+  assert.deepEqual({ ...BACKOFF_DEFAULTS }, {
+    initialMs: 800,
+    factor: 2,
+    capMs: 30_000,
+    jitter: 1.0,
+    resetAfterMs: 120_000,
+  });
 });

@@ -1,6 +1,5 @@
-import { type Clock, systemClock } from "../async/clock.ts";
-import { WATCHER_DEFAULTS } from "./watcher_defaults.ts";
-import { unit } from "../async/_async.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { unit } from "./_async.ts";
 
 /**
  * Options of {@linkcode Backoff}; the defaults are client-go's reflector values.
@@ -14,7 +13,10 @@ export interface BackoffOptions {
   capMs?: number;
   /** Adds up to `jitter × delay` at random. Default: `1.0`. */
   jitter?: number;
-  /** After this long without a failure, start again from `initialMs`. Default: `120_000` ms. */
+  /**
+   * After this long without a failure, start again from `initialMs`
+   * (`Infinity`: never). Default: `120_000` ms.
+   */
   resetAfterMs?: number;
   /** Clock for the reset rule. Default: the system clock. */
   clock?: Clock;
@@ -22,8 +24,23 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-function check(name: string, value: number, min: number): number {
-  if (!Number.isFinite(value) || value < min) {
+/**
+ * The numbers of {@linkcode Backoff} when none is given: client-go's
+ * reflector backoff (800 ms doubling up to 30 s, full jitter, reset after
+ * two healthy minutes). Internal: the reflector's `WATCHER_DEFAULTS.backoff`
+ * is this object.
+ */
+export const BACKOFF_DEFAULTS: Readonly<Required<Omit<BackoffOptions, "clock" | "random">>> = Object
+  .freeze({
+    initialMs: 800,
+    factor: 2,
+    capMs: 30_000,
+    jitter: 1.0,
+    resetAfterMs: 120_000,
+  });
+
+function check(name: string, value: number, min: number, infinite = false): number {
+  if (!(Number.isFinite(value) || (infinite && value === Infinity)) || value < min) {
     throw new RangeError(`Backoff: ${name} must be a finite number >= ${min}, got ${value}`);
   }
   return value;
@@ -66,11 +83,12 @@ export class Backoff {
    * Creates a backoff; each option not given takes the default of
    * {@linkcode BackoffOptions}.
    *
-   * @throws {RangeError} when a number is not finite or below its minimum
-   *   (`capMs` below `initialMs`, `factor` below 1, anything negative).
+   * @throws {RangeError} when a number is not finite (but `resetAfterMs`
+   *   may be `Infinity`) or below its minimum (`capMs` below `initialMs`,
+   *   `factor` below 1, anything negative).
    */
   constructor(options: BackoffOptions = {}) {
-    const D = WATCHER_DEFAULTS.backoff;
+    const D = BACKOFF_DEFAULTS;
     const {
       capMs = D.capMs,
       // a cap below the default first delay lowers the first delay too
@@ -85,7 +103,7 @@ export class Backoff {
     this.#factor = check("factor", factor, 1);
     this.#cap = check("capMs", capMs, initialMs);
     this.#jitter = check("jitter", jitter, 0);
-    this.#resetAfter = check("resetAfterMs", resetAfterMs, 0);
+    this.#resetAfter = check("resetAfterMs", resetAfterMs, 0, true);
     this.#clock = clock;
     this.#random = random;
     this.#current = this.#initial;
