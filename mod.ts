@@ -77,6 +77,8 @@ export {
   type WatchDecodeProblem,
   WatchIdleTimeoutError,
 } from "./src/api/errors.ts";
+export { DecodeError } from "./src/api/decode_error.ts";
+export { ListDecodeError, type ListDecodeProblem } from "./src/api/list_decode_error.ts";
 export { MalformedResponseError } from "./src/api/malformed_response_error.ts";
 export { RequestRefusedError } from "./src/api/request_refused_error.ts";
 export { type DeniedPermission, PermissionDeniedError } from "./src/api/permission_denied_error.ts";
@@ -137,12 +139,7 @@ export {
   watchStream,
   type WatchStreamOptions,
 } from "./src/transport/watch_stream.ts";
-export {
-  decodeListStream,
-  type DecodeListStreamOptions,
-  ListDecodeError,
-  type ListDecodeProblem,
-} from "./src/transport/list_stream.ts";
+export { decodeListStream, type DecodeListStreamOptions } from "./src/transport/list_stream.ts";
 export { type Clock, systemClock, type TimerHandle } from "./src/async/clock.ts";
 export { Backoff, type BackoffOptions } from "./src/async/backoff.ts";
 export {

@@ -19,6 +19,7 @@ const CORE = [
   "Backoff",
   "Controller",
   "controllerSource",
+  "DecodeError",
   "DeletedFinalStateUnknown",
   "ERROR_REASONS",
   "INITIAL_EVENTS_END_ANNOTATION",

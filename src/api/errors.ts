@@ -7,6 +7,7 @@
  */
 import { describeNetworkCause } from "./_network_cause.ts";
 import { KubeStatusError } from "./kube_status_error.ts";
+import { DecodeError } from "./decode_error.ts";
 
 /**
  * The request never got an HTTP answer: connection refused, reset, DNS
@@ -74,11 +75,10 @@ export type WatchDecodeProblem = "syntax" | "shape" | "truncated" | "line-too-lo
  * last line cut short, a line longer than the maximum, or bytes that are
  * not valid UTF-8 (`encoding`: `length` is then how much of the line had
  * been decoded). The content itself is not quoted (it could be a Secret);
- * `line` and `length` locate it.
+ * `line` and `length` locate it. The watch stream's {@linkcode DecodeError},
+ * as `ListDecodeError` is the list body's.
  */
-export class WatchDecodeError extends Error {
-  /** What was wrong with the line. */
-  readonly problem: WatchDecodeProblem;
+export class WatchDecodeError extends DecodeError<WatchDecodeProblem> {
   /** 1-based line number within the response. */
   readonly line: number;
   /** Length of the offending line in UTF-16 code units. */
@@ -98,9 +98,8 @@ export class WatchDecodeError extends Error {
       "line-too-long": "exceeds the maximum event size",
       encoding: "is not valid UTF-8",
     }[problem];
-    super(`malformed watch stream: line ${line} (${length} bytes) ${what}`);
+    super(problem, `malformed watch stream: line ${line} (${length} bytes) ${what}`);
     this.name = "WatchDecodeError";
-    this.problem = problem;
     this.line = line;
     this.length = length;
   }

@@ -9,7 +9,7 @@ import { KubeStatusError } from "../api/kube_status_error.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { PermissionDeniedError } from "../api/permission_denied_error.ts";
 import { isExpired, isTooLargeResourceVersion } from "../api/predicates.ts";
-import { ListDecodeError } from "../transport/list_stream.ts";
+import { ListDecodeError } from "../api/list_decode_error.ts";
 import type { FailureKind } from "./_watch_machine.ts";
 
 /**

@@ -1,5 +1,6 @@
 import { bodyText, InvalidUtf8Error } from "./_body_text.ts";
 import type { KubeList, KubeObject, KubeObjectLike } from "../api/types.ts";
+import { ListDecodeError, type ListDecodeProblem } from "../api/list_decode_error.ts";
 
 /**
  * Options of {@linkcode decodeListStream}.
@@ -20,51 +21,6 @@ export interface DecodeListStreamOptions {
    * the call. Default: none.
    */
   reuse?: (item: unknown) => unknown;
-}
-
-/**
- * What was wrong with a list body (the `problem` of a
- * {@linkcode ListDecodeError}): not JSON (`syntax`), cut short
- * (`truncated`), JSON but not a list object (`shape`), an item longer
- * than `maxItemLength` (`too-long`), or bytes that are not valid UTF-8
- * (`encoding`).
- */
-export type ListDecodeProblem = "syntax" | "truncated" | "shape" | "too-long" | "encoding";
-
-/**
- * A list body that {@linkcode decodeListStream} could not decode. The body
- * content is never quoted (it could be a Secret); `offset` (in UTF-16 code
- * units from the start of the body) and `items` (how many items had been
- * decoded) locate the problem.
- */
-export class ListDecodeError extends Error {
-  /** What was wrong with the body. */
-  readonly problem: ListDecodeProblem;
-  /** Where the problem was detected, in UTF-16 code units from the start of the body. */
-  readonly offset: number;
-  /** How many items had been decoded before it. */
-  readonly items: number;
-  /**
-   * Creates the error; the message describes `problem` and locates it.
-   *
-   * @param problem What was wrong with the body.
-   * @param offset Where it was detected, in UTF-16 code units from the start of the body.
-   * @param items How many items had been decoded before it.
-   */
-  constructor(problem: ListDecodeProblem, offset: number, items: number) {
-    const what = {
-      syntax: "not valid JSON",
-      truncated: "ends before the list is complete",
-      shape: "not a list object (a JSON object whose items, if any, are an array)",
-      "too-long": "an item exceeds the maximum item size",
-      encoding: "not valid UTF-8",
-    }[problem];
-    super(`malformed list body: ${what} (at character ${offset}, after ${items} items)`);
-    this.name = "ListDecodeError";
-    this.problem = problem;
-    this.offset = offset;
-    this.items = items;
-  }
 }
 
 // Where the scanner is in the top-level object.

@@ -21,7 +21,8 @@ import { KubeNetworkError, WatchDecodeError } from "../../src/api/errors.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import type { WatchEvent } from "../../src/api/types.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
-import { decodeListStream, ListDecodeError } from "../../src/transport/list_stream.ts";
+import { decodeListStream } from "../../src/transport/list_stream.ts";
+import { ListDecodeError } from "../../src/api/list_decode_error.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 import { watchStream } from "../../src/transport/watch_stream.ts";
 

@@ -5,11 +5,8 @@ import { KubeNetworkError } from "../../src/api/errors.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import type { KubeList } from "../../src/api/types.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
-import {
-  decodeListStream,
-  ListDecodeError,
-  type ListDecodeProblem,
-} from "../../src/transport/list_stream.ts";
+import { decodeListStream } from "../../src/transport/list_stream.ts";
+import { ListDecodeError, type ListDecodeProblem } from "../../src/api/list_decode_error.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 import { FakeApiServer } from "../../testkit.ts";
 import { bomOffsets } from "./_http_server.ts";
