@@ -164,6 +164,12 @@ export {
   type ReflectorStatus,
   type RunOptions,
 } from "./src/reflector/reflector.ts";
+export {
+  ReflectorStateError,
+  type ReflectorStateErrorReason,
+} from "./src/reflector/reflector_state_error.ts";
+export { CheckpointResumeError } from "./src/reflector/checkpoint_resume_error.ts";
+export { CheckpointSaveTimeoutError } from "./src/reflector/checkpoint_save_timeout_error.ts";
 export { newNamespaceKeyedIndexerAndReflector } from "./src/reflector/namespace_keyed_indexer_and_reflector.ts";
 export type {
   CheckpointSaved,

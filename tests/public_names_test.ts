@@ -17,6 +17,8 @@ import * as checkpointDenoKv from "../checkpoint_deno_kv.ts";
 
 const CORE = [
   "Backoff",
+  "CheckpointResumeError",
+  "CheckpointSaveTimeoutError",
   "Controller",
   "controllerSource",
   "DecodeError",
@@ -41,6 +43,7 @@ const CORE = [
   "NAMESPACE_INDEX",
   "PermissionDeniedError",
   "Reflector",
+  "ReflectorStateError",
   "SharedInformerFactory",
   "ShortWatchError",
   "StreamingListUnsupportedError",

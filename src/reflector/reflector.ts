@@ -27,6 +27,9 @@ import {
   type ResolvedCheckpointOptions,
   type SyncedFrom,
 } from "./reflector_checkpoint.ts";
+import { ReflectorStateError } from "./reflector_state_error.ts";
+import { CheckpointResumeError } from "./checkpoint_resume_error.ts";
+import { CheckpointSaveTimeoutError } from "./checkpoint_save_timeout_error.ts";
 
 /**
  * Options of {@linkcode Reflector}: the watcher's options (without `signal`) plus these.
@@ -234,18 +237,19 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
    * Saves the store to the `checkpoint` option's storage: its objects and the
    * resourceVersion they are exact at, taken at one instant (no event is
    * applied in between), then written in chunks that yield to the event loop.
-   * Saves run one at a time. Rejects with an `Error` when the reflector has
-   * no `checkpoint` option or has not synced, with the storage's error, or
+   * Saves run one at a time. Rejects with a {@linkcode ReflectorStateError}
+   * when the reflector has no `checkpoint` option (reason `no-checkpoint`)
+   * or has not synced (`not-synced`), with the storage's error, or
    * with `signal.reason` as soon as `signal` aborts, also while an earlier
    * save or a storage that ignores its signal keeps it waiting.
    */
   saveCheckpoint(options: { signal?: AbortSignal } = {}): Promise<CheckpointSaved> {
     const cp = this.#checkpoint;
     if (!cp) {
-      return Promise.reject(new Error(`Reflector ${this.name}: no checkpoint option`));
+      return Promise.reject(new ReflectorStateError(this.name, "no-checkpoint"));
     }
     if (!this.#hasSynced) {
-      return Promise.reject(new Error(`Reflector ${this.name}: not synced, nothing to save`));
+      return Promise.reject(new ReflectorStateError(this.name, "not-synced"));
     }
     const { signal } = options;
     const run = async (): Promise<CheckpointSaved> => {
@@ -285,8 +289,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
 
   /**
    * Waits for the first sync. Rejects with `signal.reason` if the signal
-   * aborts first, and with an `Error` if a `run()` ends before the first
-   * sync. A waiter that gives up leaves nothing behind.
+   * aborts first, and with a {@linkcode ReflectorStateError} (reason
+   * `stopped`) if a `run()` ends before the first sync. A waiter that gives up leaves nothing behind.
    */
   waitForSync(options: { signal?: AbortSignal } = {}): Promise<void> {
     const { signal } = options;
@@ -317,14 +321,16 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
 
   /**
    * Lists and watches until `signal` aborts, then resolves (never rejects
-   * for a recoverable error). Only one `run` at a time.
+   * for a recoverable error). Only one `run` at a time: a second one while
+   * the first goes on rejects with a {@linkcode ReflectorStateError}
+   * (reason `running`).
    */
   async run(options: RunOptions): Promise<void> {
     const { signal } = options ?? {};
     if (!(signal instanceof AbortSignal)) {
       throw new TypeError("Reflector.run: options.signal is required");
     }
-    if (this.#running) throw new Error(`Reflector ${this.name}: already running`);
+    if (this.#running) throw new ReflectorStateError(this.name, "running");
     if (signal.aborted) return;
     this.#running = true;
     const { controller, dispose } = childAbortController(signal);
@@ -343,11 +349,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       dispose();
       await resync;
       await saves;
-      if (cp?.saveOnStop && this.#hasSynced) await this.#saveOnStop(cp.stopSaveTimeoutMs);
+      if (cp?.saveOnStop && this.#hasSynced) await this.#saveOnStop(cp.key, cp.stopSaveTimeoutMs);
       this.#running = false;
       this.#options.observer.state?.({ state: "stopped" });
       if (!this.#hasSynced) {
-        this.#settleWaiters(new Error(`Reflector ${this.name}: stopped before its first sync`));
+        this.#settleWaiters(new ReflectorStateError(this.name, "stopped"));
       }
     }
   }
@@ -415,9 +421,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       case "LIST":
         if (this.#syncedFrom === "checkpoint") {
           this.#report(
-            new Error(
-              `the checkpoint "${this.#checkpoint?.key}" at resourceVersion ${this.#lastSyncResourceVersion} could not be resumed (the server no longer has that version, or its watch failed): relisted`,
-            ),
+            new CheckpointResumeError(this.#checkpoint?.key ?? "", this.#lastSyncResourceVersion),
             "checkpoint",
           );
         }
@@ -518,10 +522,10 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   }
 
   /** The save when `run()` ends, abandoned (and reported) after `timeoutMs`. */
-  async #saveOnStop(timeoutMs: number): Promise<void> {
+  async #saveOnStop(key: string, timeoutMs: number): Promise<void> {
     const ac = new AbortController();
     const timer = this.#options.clock.setTimeout(
-      () => ac.abort(new Error(`the checkpoint save on stop took over ${timeoutMs} ms`)),
+      () => ac.abort(new CheckpointSaveTimeoutError(key, timeoutMs)),
       timeoutMs,
     );
     try {

@@ -14,6 +14,7 @@ import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
 import { Reflector, type ReflectorOptions } from "../../src/reflector/reflector.ts";
 import type { ReflectorCheckpointOptions } from "../../src/reflector/reflector_checkpoint.ts";
+import { CheckpointSaveTimeoutError } from "../../src/reflector/checkpoint_save_timeout_error.ts";
 import type { ErrorPhase } from "../../src/reflector/watcher_options.ts";
 import type { ResourceIdentity } from "../../src/transport/resource_identity.ts";
 import { ManualClock } from "../../testkit.ts";
@@ -88,7 +89,8 @@ test("run() ends within stopSaveTimeoutMs of its stop though the storage's put n
     await t.done;
     assert.ok(
       t.errors.some((e) =>
-        e.phase === "checkpoint" && /save on stop took over 1000 ms/.test(String(e.error))
+        e.phase === "checkpoint" && e.error instanceof CheckpointSaveTimeoutError &&
+        e.error.timeoutMs === 1000 && /save on stop took over 1000 ms/.test(String(e.error))
       ),
       `${what}: reported`,
     );

@@ -9,6 +9,8 @@ import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.
 import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { Reflector, type ReflectorOptions } from "../../src/reflector/reflector.ts";
+import { ReflectorStateError } from "../../src/reflector/reflector_state_error.ts";
+import { CheckpointResumeError } from "../../src/reflector/checkpoint_resume_error.ts";
 import type { ErrorPhase } from "../../src/reflector/watcher_options.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
@@ -102,7 +104,10 @@ test("a checkpoint too old for the server (410 on resume) leads to one relist, r
     const lists = requestsOf(server, "list").filter((r) => server.requests.indexOf(r) >= before);
     assert.equal(lists.length, 1, "one relist");
     assert.ok(
-      errors.some((e) => e.phase === "checkpoint" && /could not be resumed/.test(String(e.error))),
+      errors.some((e) =>
+        e.phase === "checkpoint" && e.error instanceof CheckpointResumeError &&
+        /could not be resumed/.test(String(e.error))
+      ),
       "the relist is reported",
     );
   } finally {
@@ -189,12 +194,20 @@ test("saveCheckpoint saves on request and on a timer; it refuses without the opt
       resource: "configmaps",
     });
     const plain = new Reflector(lw, new Indexer<KubeObject>(metaNamespaceKeyFunc), FAST);
-    await assert.rejects(plain.saveCheckpoint(), /no checkpoint option/);
+    await assert.rejects(plain.saveCheckpoint(), (err) => {
+      assert.ok(err instanceof ReflectorStateError && err.reason === "no-checkpoint");
+      assert.match(err.message, /no checkpoint option/);
+      return true;
+    });
     const unsynced = new Reflector(lw, new Indexer<KubeObject>(metaNamespaceKeyFunc), {
       ...FAST,
       checkpoint: { storage, key: "k" },
     });
-    await assert.rejects(unsynced.saveCheckpoint(), /not synced/);
+    await assert.rejects(unsynced.saveCheckpoint(), (err) => {
+      assert.ok(err instanceof ReflectorStateError && err.reason === "not-synced");
+      assert.match(err.message, /not synced/);
+      return true;
+    });
     const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
     const bad = (checkpoint: unknown) => () =>
       new Reflector(lw, store, { checkpoint } as unknown as ReflectorOptions);
