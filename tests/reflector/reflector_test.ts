@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import {
   configMap,
-  eventually,
+  requestsAtLeast,
   requestsOf,
-  sleep,
-  storeEqualsServer,
+  settles,
   withReflector,
 } from "../_harness.ts";
+import { cm, ScriptedListerWatcher } from "./_scripted_lister_watcher.ts";
+import { ManualClock } from "../../testkit.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { UnexpectedKindError } from "../../src/api/errors.ts";
 import type { KubeObject } from "../../src/api/types.ts";
@@ -19,7 +20,7 @@ import { KubeClient } from "../../src/transport/kube_client.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 
 test("reflector lists, syncs, then applies adds, updates and deletes from the watch", async () => {
-  await withReflector({ seed: 20 }, async ({ server, store, reflector }) => {
+  await withReflector({ seed: 20 }, async ({ server, store, reflector, converged }) => {
     await reflector.synced;
     assert.ok(reflector.hasSynced());
     assert.equal(store.list().length, 20);
@@ -33,7 +34,7 @@ test("reflector lists, syncs, then applies adds, updates and deletes from the wa
     server.create(configMap("new"));
     server.update({ ...configMap("cm-1", "fx", { changed: "yes" }) });
     server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "cm-2" });
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
     assert.equal(store.getByKey("fx/cm-2"), undefined);
     assert.deepEqual((store.getByKey("fx/cm-1") as { data?: unknown }).data, { changed: "yes" });
     assert.equal(reflector.lastSyncResourceVersion, server.resourceVersion);
@@ -46,8 +47,7 @@ test("reflector watches with bookmarks and a timeout drawn in [min, 2·min]", as
     { reflector: { minWatchTimeoutMs: 300_000 } },
     async ({ server, reflector }) => {
       await reflector.synced;
-      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-      const q = requestsOf(server, "watch")[0].query;
+      const q = (await requestsAtLeast(server, "watch", 1))[0].query;
       assert.equal(q.get("allowWatchBookmarks"), "true");
       assert.equal(q.get("resourceVersion"), reflector.lastSyncResourceVersion);
       const t = Number(q.get("timeoutSeconds"));
@@ -57,13 +57,13 @@ test("reflector watches with bookmarks and a timeout drawn in [min, 2·min]", as
 });
 
 test("reflector rewatches from the last RV without a relist when the watch closes cleanly (scenario 1)", async () => {
-  await withReflector({ server: { maxWatchMs: 150 } }, async ({ server, store, reflector }) => {
+  await withReflector({ server: { maxWatchMs: 150 } }, async ({ server, reflector, converged }) => {
     await reflector.synced;
     server.create(configMap("a1"));
-    await eventually(() => requestsOf(server, "watch").length >= 3, "three watches");
+    await requestsAtLeast(server, "watch", 3);
     server.create(configMap("a2"));
-    await eventually(() => requestsOf(server, "watch").length >= 5, "five watches");
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await requestsAtLeast(server, "watch", 5);
+    await converged();
     assert.equal(requestsOf(server, "list").length, 1, "one LIST in total");
     const watches = requestsOf(server, "watch");
     for (let i = 1; i < watches.length; i++) {
@@ -74,18 +74,19 @@ test("reflector rewatches from the last RV without a relist when the watch close
 });
 
 test("reflector relists from the last synced RV after a 410 ERROR event mid-watch (scenario 2)", async () => {
-  await withReflector({}, async ({ server, store, reflector, errors }) => {
+  await withReflector({}, async ({ server, store, reflector, errors, until, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     server.create(configMap("x1"));
-    await eventually(() => store.getByKey("fx/x1") !== undefined, "x1 seen");
+    await until(() => store.getByKey("fx/x1") !== undefined, "x1 seen");
     const synced = reflector.lastSyncResourceVersion;
     server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
     server.endWatches();
-    await eventually(() => requestsOf(server, "list").length === 2, "a relist");
-    assert.equal(requestsOf(server, "list")[1].query.get("resourceVersion"), synced);
+    const lists = await requestsAtLeast(server, "list", 2); // the relist
+    assert.equal(lists[1].query.get("resourceVersion"), synced);
     server.create(configMap("x2"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
+    assert.equal(requestsOf(server, "list").length, 2, "one relist");
     assert.ok(errors.some((e) => e.error instanceof KubeStatusError && e.error.code === 410));
   });
 });
@@ -93,11 +94,12 @@ test("reflector relists from the last synced RV after a 410 ERROR event mid-watc
 test("reflector relists when the watch start is answered with HTTP 410 (scenario 3)", async () => {
   await withReflector({
     beforeStart: (s) => void s.inject({ verb: "watch", fault: { kind: "status", code: 410 } }),
-  }, async ({ server, store, reflector, errors }) => {
+  }, async ({ server, reflector, errors, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "list").length === 2, "a relist");
+    await requestsAtLeast(server, "list", 2); // the relist
     server.create(configMap("after"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
+    assert.equal(requestsOf(server, "list").length, 2, "one relist");
     const err = errors.find((e) => e.error instanceof KubeStatusError)?.error as KubeStatusError;
     assert.equal(err.code, 410);
     assert.equal(err.reason, "Expired");
@@ -107,9 +109,9 @@ test("reflector relists when the watch start is answered with HTTP 410 (scenario
 test("reflector sees deletes made while disconnected when it relists (scenario 11)", async () => {
   await withReflector(
     { seed: 10, server: { historySize: 5 } },
-    async ({ server, store, reflector }) => {
+    async ({ server, store, reflector, converged }) => {
       await reflector.synced;
-      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      await server.waitForWatch();
       await server.goDown();
       for (let i = 0; i < 6; i++) {
         server.delete({
@@ -122,7 +124,7 @@ test("reflector sees deletes made while disconnected when it relists (scenario 1
       for (let i = 0; i < 6; i++) server.create(configMap(`fresh-${i}`));
       server.compact();
       await server.comeUp();
-      await eventually(() => storeEqualsServer(store, server), "store = server", 8_000);
+      await converged();
       assert.ok(requestsOf(server, "list").length >= 2, "the reflector relisted");
       assert.equal(store.getByKey("fx/cm-0"), undefined);
     },
@@ -130,33 +132,34 @@ test("reflector sees deletes made while disconnected when it relists (scenario 1
 });
 
 test("reflector advances its RV on BOOKMARK without touching the store (scenario 12)", async () => {
+  const bookmarks: string[] = [];
   await withReflector(
-    { namespace: "fx", server: { bookmarkIntervalMs: 30 } },
-    async ({ server, store, reflector }) => {
+    {
+      namespace: "fx",
+      server: { bookmarkIntervalMs: 30 },
+      reflector: { observer: { event: (type, rv) => type === "BOOKMARK" && bookmarks.push(rv) } },
+    },
+    async ({ server, store, reflector, until }) => {
       await reflector.synced;
       const before = store.list();
       // changes to another namespace move the global RV; the watch sees only bookmarks
       server.create(configMap("elsewhere", "other"));
-      await eventually(
-        () => reflector.lastSyncResourceVersion === server.resourceVersion,
-        "RV at the bookmark",
+      const bookmarkRv = server.resourceVersion;
+      await until(() => bookmarks.includes(bookmarkRv), "a bookmark at the new RV");
+      server.endWatches(); // after the bookmark: the rewatch starts from it
+      await server.waitForRequests((r) =>
+        r.verb === "watch" && r.query.get("resourceVersion") === bookmarkRv
       );
+      assert.equal(reflector.lastSyncResourceVersion, bookmarkRv, "RV at the bookmark");
       assert.deepEqual(store.list(), before, "store untouched");
-      const bookmarkRv = reflector.lastSyncResourceVersion;
-      server.endWatches();
-      await eventually(
-        () =>
-          requestsOf(server, "watch").some((w) => w.query.get("resourceVersion") === bookmarkRv),
-        "rewatch at the bookmark's RV",
-      );
     },
   );
 });
 
 test("reflector rejects objects of the wrong kind and keeps the rest (scenario 15)", async () => {
-  await withReflector({}, async ({ server, store, reflector, errors }) => {
+  await withReflector({}, async ({ server, store, reflector, errors, until, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     const secret = {
       type: "ADDED",
       object: {
@@ -170,21 +173,18 @@ test("reflector rejects objects of the wrong kind and keeps the rest (scenario 1
       fault: { kind: "raw", data: JSON.stringify(secret) + "\n", then: "continue" },
     });
     server.endWatches();
-    await eventually(
-      () => errors.some((e) => e.error instanceof UnexpectedKindError),
-      "a kind error",
-    );
+    await until(() => errors.some((e) => e.error instanceof UnexpectedKindError), "a kind error");
     server.create(configMap("good"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
     assert.equal(store.getByKey("fx/s"), undefined);
     assert.ok(store.list().every((o) => o.kind === undefined || o.kind === "ConfigMap"));
   });
 });
 
 test("reflector treats an ADDED for a known object as an update, without duplicates (scenario 16)", async () => {
-  await withReflector({ seed: 3 }, async ({ server, store, reflector }) => {
+  await withReflector({ seed: 3 }, async ({ server, store, reflector, until }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     const replay = {
       type: "ADDED",
       object: {
@@ -197,7 +197,7 @@ test("reflector treats an ADDED for a known object as an update, without duplica
       fault: { kind: "raw", data: JSON.stringify(replay) + "\n", then: "continue" },
     });
     server.endWatches();
-    await eventually(
+    await until(
       () =>
         (store.getByKey("fx/cm-1") as { data?: Record<string, string> })?.data?.replayed === "1",
       "replayed add applied",
@@ -207,77 +207,92 @@ test("reflector treats an ADDED for a known object as an update, without duplica
   });
 });
 
-test("reflector resyncs the store every period without any request (scenario 22)", async () => {
+test("reflector resyncs the store every period without any request, and skips it while shouldResync says no (scenario 22, fake time)", async () => {
   let resyncs = 0;
   class CountingIndexer extends Indexer<KubeObject> {
     override resync(): void {
       resyncs++;
     }
   }
-  await withReflector({ start: false }, async ({ server, client, abort }) => {
-    const store = new CountingIndexer(metaNamespaceKeyFunc);
-    const lw = resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" });
-    let allow = true;
-    const reflector = new Reflector(lw, store, {
-      useStreamingList: false,
-      resyncPeriodMs: 40,
-      shouldResync: () => allow,
-      onError: () => {},
-    });
-    const done = reflector.run({ signal: abort.signal });
-    await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    const requests = server.requests.length;
-    await eventually(() => resyncs >= 3, "three resyncs");
-    assert.equal(server.requests.length, requests, "resync does no I/O");
-    allow = false;
-    const seen = resyncs;
-    await sleep(150);
-    assert.ok(resyncs <= seen + 1, "shouldResync=false skips resyncs");
-    abort.abort();
-    await done;
+  const clock = new ManualClock();
+  const lw = new ScriptedListerWatcher(clock); // its watch stays open and quiet
+  lw.objects = [cm("a", "5")];
+  let allow = true;
+  const reflector = new Reflector(lw, new CountingIndexer(metaNamespaceKeyFunc), {
+    clock,
+    random: () => 0,
+    useStreamingList: false,
+    resyncPeriodMs: 40,
+    shouldResync: () => allow,
+    onError: () => {},
   });
+  const ac = new AbortController();
+  const done = reflector.run({ signal: ac.signal });
+  try {
+    await clock.flush();
+    await reflector.synced;
+    const calls = lw.calls.length; // the list and the watch
+    await clock.advance(39);
+    assert.equal(resyncs, 0, "not before the period");
+    await clock.advance(1);
+    assert.equal(resyncs, 1, "one at the period");
+    await clock.advance(80);
+    assert.equal(resyncs, 3, "one each period");
+    allow = false;
+    await clock.advance(200);
+    assert.equal(resyncs, 3, "shouldResync=false skips resyncs");
+    allow = true;
+    await clock.advance(40);
+    assert.equal(resyncs, 4, "and they resume");
+    assert.equal(lw.calls.length, calls, "resync does no I/O");
+  } finally {
+    ac.abort();
+    await done;
+  }
 });
 
-test("reflector.run resolves promptly on abort while listing, watching and backing off (scenario 17)", async () => {
+test("reflector.run resolves on abort while listing, watching and backing off (scenario 17)", async () => {
+  // On a ManualClock that never moves, no deadline or backoff can end a
+  // stalled list or a wait: run() settling shows the abort ended it.
   // while listing: the list stalls forever
   await withReflector({
     start: false,
+    reflector: { clock: new ManualClock() },
     beforeStart: (s) => void s.inject({ verb: "list", fault: { kind: "stall" } }),
   }, async ({ server, reflector }) => {
     const ac = new AbortController();
     const done = reflector.run({ signal: ac.signal });
-    await eventually(() => requestsOf(server, "list").length === 1, "the list");
-    const t0 = Date.now();
+    await requestsAtLeast(server, "list", 1);
     ac.abort();
-    await done;
-    assert.ok(Date.now() - t0 < 1000, "settled promptly");
+    await settles(done, "run() aborted while listing");
     assert.equal(reflector.hasSynced(), false);
+    assert.equal(requestsOf(server, "list").length, 1);
   });
   // while watching
-  await withReflector({ start: false }, async ({ server, reflector }) => {
-    const ac = new AbortController();
-    const done = reflector.run({ signal: ac.signal });
-    await eventually(() => requestsOf(server, "watch").length === 1, "the watch");
-    ac.abort();
-    await done;
-  });
-  // while backing off (a long backoff after a 500)
   await withReflector({
     start: false,
-    reflector: { backoff: { initialMs: 60_000, capMs: 60_000 } },
-    beforeStart: (s) => void s.inject({ verb: "list", fault: { kind: "status", code: 500 } }),
-  }, async ({ server, reflector, errors }) => {
+    reflector: { clock: new ManualClock() },
+  }, async ({ server, reflector }) => {
     const ac = new AbortController();
     const done = reflector.run({ signal: ac.signal });
-    await eventually(
-      () => errors.length === 1 && requestsOf(server, "list").length === 1,
-      "the failed list",
-    );
-    const t0 = Date.now();
+    await server.waitForWatch();
     ac.abort();
-    await done;
-    assert.ok(Date.now() - t0 < 1000, "settled promptly");
+    await settles(done, "run() aborted while watching");
+    assert.equal(requestsOf(server, "watch").length, 1);
+  });
+  // while backing off after a 500
+  await withReflector({
+    start: false,
+    reflector: { clock: new ManualClock() },
+    beforeStart: (s) => void s.inject({ verb: "list", fault: { kind: "status", code: 500 } }),
+  }, async ({ server, reflector, errors, waits, until }) => {
+    const ac = new AbortController();
+    const done = reflector.run({ signal: ac.signal });
+    await until(() => waits.length === 1, "the backoff after the failed list");
+    assert.equal(errors.length, 1);
+    ac.abort();
+    await settles(done, "run() aborted while backing off");
+    assert.equal(requestsOf(server, "list").length, 1, "no retry");
   });
 });
 
@@ -319,19 +334,19 @@ test("a throwing observer never breaks the reflector", async () => {
     reflector: {
       observer: { listDone: boom, watchStart: boom, event: boom, watchEnd: boom, relist: boom },
     },
-  }, async ({ server, store, reflector }) => {
+  }, async ({ server, reflector, converged }) => {
     await reflector.synced;
     server.create(configMap("seen"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
   });
 });
 
 test("after an API server restart the reflector relists once from the watch cache and converges (scenario 19)", async () => {
   await withReflector(
     { seed: 30, reflector: { pageSize: 10 } },
-    async ({ server, store, reflector, errors }) => {
+    async ({ server, reflector, errors, converged }) => {
       await reflector.synced;
-      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      await server.waitForWatch();
       const synced = reflector.lastSyncResourceVersion;
       // the restart: down, changes meanwhile, back up with a fresh watch cache
       // that forgets older versions, while etcd still holds version `synced`
@@ -339,7 +354,7 @@ test("after an API server restart the reflector relists once from the watch cach
       for (let i = 0; i < 5; i++) server.create(configMap(`while-down-${i}`));
       server.restartWatchCache();
       await server.comeUp();
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await converged();
       const lists = requestsOf(server, "list");
       assert.ok(lists.length <= 3, `${lists.length} lists: no list/watch loop`);
       const relist = lists[1];
@@ -359,22 +374,20 @@ test("after an API server restart the reflector relists once from the watch cach
 });
 
 test("a second run() resumes from the last synced version instead of resourceVersion=0", async () => {
-  await withReflector({ start: false }, async ({ server, reflector }) => {
+  await withReflector({ start: false }, async ({ server, store, reflector, until }) => {
     const first = new AbortController();
     let done = reflector.run({ signal: first.signal });
     await reflector.synced;
     server.create(configMap("seen"));
-    await eventually(
-      () => reflector.lastSyncResourceVersion === server.resourceVersion,
-      "caught up",
-    );
+    await until(() => store.getByKey("fx/seen") !== undefined, "caught up");
+    assert.equal(reflector.lastSyncResourceVersion, server.resourceVersion);
     first.abort();
     await done;
     const rv = reflector.lastSyncResourceVersion;
     const second = new AbortController();
     done = reflector.run({ signal: second.signal });
-    await eventually(() => requestsOf(server, "list").length === 2, "the second run's list");
-    assert.equal(requestsOf(server, "list")[1].query.get("resourceVersion"), rv);
+    const lists = await requestsAtLeast(server, "list", 2); // the second run's list
+    assert.equal(lists[1].query.get("resourceVersion"), rv);
     second.abort();
     await done;
   });
@@ -393,7 +406,7 @@ test("waitForSync rejects when run() ends before the first sync, and an abandone
     const abandoned = reflector.waitForSync({ signal: giveUp.signal });
     giveUp.abort(new Error("gave up"));
     await assert.rejects(abandoned, /gave up/);
-    await eventually(() => requestsOf(server, "list").length >= 1, "a failed list");
+    await requestsAtLeast(server, "list", 1); // a failed list
     ac.abort();
     await done;
     await assert.rejects(waiting, /stopped before its first sync/);

@@ -1,12 +1,15 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import {
+  assertStoreEqualsServer,
   configMap,
-  eventually,
+  requestsAtLeast,
   requestsOf,
-  storeEqualsServer,
+  waitsBetween,
   withReflector,
 } from "../_harness.ts";
+import { cm, ScriptedListerWatcher } from "./_scripted_lister_watcher.ts";
+import { ManualClock } from "../../testkit.ts";
 import {
   KubeNetworkError,
   ListTimeoutError,
@@ -27,28 +30,25 @@ import { resourceListerWatcher } from "../../src/transport/resource_lister_watch
 import { serverFeatures } from "../../src/transport/server_features.ts";
 
 test('a relist answered 410 Expired retries at once with resourceVersion="" (scenario 4)', async () => {
-  await withReflector({}, async ({ server, store, reflector }) => {
+  await withReflector({}, async ({ server, reflector, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
     server.inject({ verb: "list", fault: { kind: "status", code: 410 } });
     server.endWatches();
-    await eventually(
-      () => requestsOf(server, "list").length === 3,
-      "relist, then consistent relist",
-    );
-    const lists = requestsOf(server, "list");
+    const lists = await requestsAtLeast(server, "list", 3); // relist, then consistent relist
     assert.notEqual(lists[1].query.get("resourceVersion"), "");
     assert.equal(lists[2].query.get("resourceVersion"), "");
     server.create(configMap("later"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
+    assert.equal(requestsOf(server, "list").length, 3);
   });
 });
 
 test('a relist answered 504 ResourceVersionTooLarge retries with resourceVersion="" (scenario 4)', async () => {
-  await withReflector({}, async ({ server, store, reflector, errors }) => {
+  await withReflector({}, async ({ server, reflector, errors, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     // As when the client last talked to a more up-to-date API server: a
     // bookmark from the future, then a 410, so the relist asks for a version
     // this server has not reached and gets the real 504.
@@ -59,16 +59,13 @@ test('a relist answered 504 ResourceVersionTooLarge retries with resourceVersion
     server.inject({ verb: "watch", fault: { kind: "raw", data: future + "\n", then: "close" } });
     server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
     server.endWatches();
-    await eventually(
-      () => requestsOf(server, "list").length === 3,
-      "relist, then consistent relist",
-    );
-    const lists = requestsOf(server, "list");
+    const lists = await requestsAtLeast(server, "list", 3); // relist, then consistent relist
     assert.equal(lists[1].query.get("resourceVersion"), "99999");
     assert.equal(lists[2].query.get("resourceVersion"), "");
     assert.ok(errors.some((e) => isTooLargeResourceVersion(e.error)));
     server.create(configMap("later"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
+    assert.equal(requestsOf(server, "list").length, 3);
     assert.equal(
       reflector.lastSyncResourceVersion,
       server.resourceVersion,
@@ -83,20 +80,23 @@ test("429 with Retry-After is honoured on list and on watch, and a watch 429 doe
     beforeStart: (s) => {
       s.inject({ verb: "list", fault: { kind: "status", code: 429, retryAfterSeconds: 1 } });
     },
-  }, async ({ server, reflector, abort, store }) => {
+  }, async ({ server, reflector, abort, waits, converged }) => {
+    // The timing of a Retry-After wait is proven on fake time
+    // (recovery_rules_test.ts); here, that the header on the wire becomes
+    // the wait the reflector announces, in place of its 20 ms backoff.
     const done = reflector.run({ signal: abort.signal });
     await reflector.synced;
     const [l1, l2] = requestsOf(server, "list");
-    assert.ok(l2.at - l1.at >= 950, `list retried after ${l2.at - l1.at} ms`);
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    assert.deepEqual(waitsBetween(waits, l1, l2), [1_000], "the list waited the Retry-After");
+    await server.waitForWatch();
     server.inject({ verb: "watch", fault: { kind: "status", code: 429, retryAfterSeconds: 1 } });
     server.endWatches();
-    await eventually(() => requestsOf(server, "watch").length >= 3, "watch retried", 5_000);
-    const w = requestsOf(server, "watch");
-    assert.ok(w[2].at - w[1].at >= 950, `watch retried after ${w[2].at - w[1].at} ms`);
+    const w = await requestsAtLeast(server, "watch", 3);
+    assert.equal(w[1].status, 429);
+    assert.deepEqual(waitsBetween(waits, w[1], w[2]), [1_000], "the watch waited the Retry-After");
     assert.equal(requestsOf(server, "list").length, 2, "no relist for a watch 429");
     server.create(configMap("z"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
     abort.abort();
     await done;
   });
@@ -105,42 +105,42 @@ test("429 with Retry-After is honoured on list and on watch, and a watch 429 doe
 test("connection refused while the server is down: back off with growing spread, rewatch from the last RV (scenario 7)", async () => {
   await withReflector({
     reflector: { reconnectBackoff: { initialMs: 40, factor: 2, capMs: 320, jitter: 1.0 } },
-  }, async ({ server, store, reflector, errors }) => {
+  }, async ({ server, reflector, errors, waits, until, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     const rv = reflector.lastSyncResourceVersion;
-    await server.refuseConnections(1_200);
-    await eventually(
-      () => requestsOf(server, "watch").length >= 2,
-      "rewatch after the outage",
-      8_000,
-    );
-    const refused = errors.filter((e) => e.error instanceof KubeNetworkError);
-    assert.ok(refused.length >= 3, `${refused.length} refused attempts`);
-    const gaps = refused.slice(1).map((e, i) => e.at - refused[i].at);
-    assert.ok(gaps.every((g) => g >= 35), `every gap >= the initial delay: ${gaps}`);
-    assert.ok(gaps.at(-1)! > gaps[0], `delays grow: ${gaps}`);
-    assert.ok(refused.length < 20, "no hot loop");
+    const from = waits.length;
+    await server.goDown(); // the open watch is cut, and every attempt is refused until it comes up
+    const failures = () => errors.filter((e) => e.error instanceof KubeNetworkError).length;
+    await until(() => failures() >= 5, "the dropped watch and four refused attempts");
+    await server.comeUp();
+    await requestsAtLeast(server, "watch", 2); // the rewatch after the outage
+    // Each failure waited the reconnect backoff (40, 80, 160, 320, 320... ms,
+    // each up to twice that with jitter 1.0): its schedule on fake time is
+    // proven in recovery_rules_test.ts; here, that the reflector used it.
+    const outage = waits.slice(from, from + failures());
+    assert.ok(outage.length >= 5, `a wait after each failure: ${outage.map((w) => w.ms)}`);
+    outage.forEach(({ ms }, i) => {
+      const base = Math.min(320, 40 * 2 ** i);
+      assert.ok(ms >= base && ms <= 2 * base, `wait ${i + 1}: ${ms} ms, base ${base} ms`);
+    });
     assert.equal(requestsOf(server, "list").length, 1, "no relist");
     assert.equal(requestsOf(server, "watch")[1].query.get("resourceVersion"), rv);
     server.create(configMap("back"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
   });
 });
 
 test("a connection reset mid-watch is a network error, then a rewatch from the last RV without relist", async () => {
-  await withReflector({}, async ({ server, store, reflector, errors }) => {
+  await withReflector({}, async ({ server, reflector, errors, until, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     server.inject({ verb: "watch", fault: { kind: "reset", afterEvents: 2 } });
     server.endWatches();
-    await eventually(() => requestsOf(server, "watch").length >= 2, "the watch to reset");
+    await requestsAtLeast(server, "watch", 2); // the watch to reset
     for (let i = 0; i < 4; i++) server.create(configMap(`r-${i}`));
-    await eventually(
-      () => errors.some((e) => e.error instanceof KubeNetworkError),
-      "a network error",
-    );
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await until(() => errors.some((e) => e.error instanceof KubeNetworkError), "a network error");
+    await converged();
     assert.equal(requestsOf(server, "list").length, 1, "no relist");
     const watches = requestsOf(server, "watch");
     assert.ok(watches.length >= 3);
@@ -156,9 +156,9 @@ test("500 and 503 with an HTML body become typed errors, then a retry (scenario 
       s.inject({ verb: "list", fault: { kind: "status", code: 500, body: "html" } });
       s.inject({ verb: "watch", fault: { kind: "status", code: 503, body: "html" } });
     },
-  }, async ({ server, store, reflector, errors }) => {
+  }, async ({ server, reflector, errors, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 2, "watch retried");
+    await requestsAtLeast(server, "watch", 2); // the watch retried
     const statusErrors = errors.map((e) => e.error).filter((e): e is KubeStatusError =>
       e instanceof KubeStatusError
     );
@@ -166,32 +166,68 @@ test("500 and 503 with an HTML body become typed errors, then a retry (scenario 
     for (const e of statusErrors) assert.ok(!/<html|<body/i.test(e.message), "HTML is not quoted");
     assert.equal(requestsOf(server, "list").length, 2);
     server.create(configMap("ok"));
-    await eventually(() => storeEqualsServer(store, server), "store = server");
+    await converged();
   });
 });
 
 test("a half-open watch is cut by the idle deadline and rewatched (scenario 9)", async () => {
   await withReflector(
     { reflector: { idleTimeoutMs: 300 } },
-    async ({ server, store, reflector, errors }) => {
+    async ({ server, reflector, errors, until, converged }) => {
+      // When the deadline fires is proven on fake time (the next test); here,
+      // that it cuts a real stalled HTTP watch, which is then rewatched.
       await reflector.synced;
-      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      await server.waitForWatch();
       server.inject({ verb: "watch", fault: { kind: "stall" } });
       server.endWatches();
-      const t0 = Date.now();
-      await eventually(
+      await until(
         () => errors.some((e) => e.error instanceof WatchIdleTimeoutError),
         "idle deadline",
-        3_000,
       );
-      const detected = Date.now() - t0;
-      assert.ok(detected < 1_500, `detected after ${detected} ms (bound 300 ms + backoff)`);
-      await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
+      const watches = await requestsAtLeast(server, "watch", 3); // the rewatch
+      assert.equal(watches[2].query.get("resourceVersion"), reflector.lastSyncResourceVersion);
       assert.equal(requestsOf(server, "list").length, 1);
       server.create(configMap("alive"));
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await converged();
     },
   );
+});
+
+test("idleTimeoutMs cuts a quiet watch exactly that long after it opened, then a rewatch from the last version after the reconnect backoff, no relist (fake time)", async () => {
+  const clock = new ManualClock();
+  const lw = new ScriptedListerWatcher(clock); // its watch stays open and quiet
+  lw.objects = [cm("a", "5")];
+  const errors: unknown[] = [];
+  const reflector = new Reflector(lw, new Indexer<KubeObject>(metaNamespaceKeyFunc), {
+    clock,
+    random: () => 0, // no jitter: the reconnect backoff's first wait is 800 ms
+    useStreamingList: false,
+    idleTimeoutMs: 300,
+    onError: (e) => errors.push(e),
+  });
+  const ac = new AbortController();
+  const done = reflector.run({ signal: ac.signal });
+  const idle = () => errors.filter((e) => e instanceof WatchIdleTimeoutError).length;
+  try {
+    await clock.flush();
+    await reflector.synced;
+    assert.equal(lw.of("watch").length, 1);
+    const opened = lw.of("watch")[0].at;
+    await clock.advance(299);
+    assert.equal(idle(), 0, "not cut before 300 ms");
+    await clock.advance(1);
+    assert.equal(idle(), 1, "cut at 300 ms");
+    await clock.advance(799);
+    assert.equal(lw.of("watch").length, 1, "not rewatched before the backoff");
+    await clock.advance(1);
+    assert.equal(lw.of("watch").length, 2, "rewatched after 800 ms");
+    assert.equal(lw.of("watch")[1].at - opened, 300 + 800);
+    assert.equal(lw.of("watch")[1].rv, "10", "from the list's version");
+    assert.equal(lw.of("list").length, 1, "no relist");
+  } finally {
+    ac.abort();
+    await done;
+  }
 });
 
 test("the default idle deadline never cuts a healthy but quiet watch", async () => {
@@ -199,11 +235,7 @@ test("the default idle deadline never cuts a healthy but quiet watch", async () 
     { reflector: { minWatchTimeoutMs: 1_000, idleGraceMs: 200 } },
     async ({ server, reflector, errors }) => {
       await reflector.synced;
-      await eventually(
-        () => requestsOf(server, "watch").length >= 2,
-        "the server ends the first watch at its timeout",
-        4_000,
-      );
+      await requestsAtLeast(server, "watch", 2); // the server ends the first watch at its timeout
       assert.ok(
         !errors.some((e) => e.error instanceof WatchIdleTimeoutError),
         "no idle timeout on a healthy watch",
@@ -215,37 +247,35 @@ test("the default idle deadline never cuts a healthy but quiet watch", async () 
 test("repeated short watches are errors with backoff, not a hot loop (scenario 10)", async () => {
   await withReflector({
     reflector: { shortWatchMs: 1_000, backoff: { initialMs: 50, capMs: 400, jitter: 0 } },
-  }, async ({ server, reflector, errors }) => {
+  }, async ({ server, reflector, errors, waits }) => {
+    // The backoff's schedule on fake time is proven in recovery_rules_test.ts;
+    // here, that a real watch closed at once is a short watch that waits it.
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     server.inject({ verb: "watch", times: 4, fault: { kind: "close", afterEvents: 0 } });
-    server.endWatches();
-    await eventually(
-      () => errors.filter((e) => e.error instanceof ShortWatchError).length >= 4,
-      "four short watches",
-      5_000,
-    );
-    const w = requestsOf(server, "watch").slice(1);
-    const gaps = w.slice(1).map((r, i) => r.at - w[i].at);
-    assert.ok(gaps.length >= 2 && gaps.every((g) => g >= 45), `watches spaced by backoff: ${gaps}`);
-    assert.ok(gaps[1] > gaps[0], `backoff grows: ${gaps}`);
+    server.endWatches(); // this watch, too, ends short: five short watches in a row
+    const w = await requestsAtLeast(server, "watch", 6);
+    assert.equal(errors.filter((e) => e.error instanceof ShortWatchError).length, 5);
+    const spacing = w.slice(1).map((r, i) => waitsBetween(waits, w[i], r));
+    assert.deepEqual(spacing, [[50], [100], [200], [400], [400]], "each waited the backoff");
+    assert.equal(requestsOf(server, "list").length, 1, "no relist");
   });
 });
 
 test("events split at arbitrary bytes are each applied once (scenario 13)", async () => {
-  await withReflector({ seed: 0 }, async ({ server, store, reflector }) => {
+  await withReflector({ seed: 0 }, async ({ server, store, reflector, converged }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     // tiny random chunks (1..9 bytes): splits inside UTF-8 characters and inside every line
     server.inject({
       verb: "watch",
       fault: { kind: "chunked", chunkSize: "random", seed: 7, maxChunkSize: 9 },
     });
     server.endWatches();
-    await eventually(() => requestsOf(server, "watch").length >= 2, "rewatch");
+    await server.waitForWatch({ count: 2 }); // the rewatch, chunked
     const text = "日本語✓é".repeat(200);
     for (let i = 0; i < 20; i++) server.create(configMap(`u-${i}`, "fx", { text: `${i} ${text}` }));
-    await eventually(() => storeEqualsServer(store, server), "store = server", 10_000);
+    await converged();
     for (let i = 0; i < 20; i++) {
       assert.equal(
         (store.getByKey(`fx/u-${i}`) as unknown as { data: Record<string, string> }).data.text,
@@ -258,10 +288,10 @@ test("events split at arbitrary bytes are each applied once (scenario 13)", asyn
       fault: { kind: "chunked", chunkSize: "random", seed: 11, maxChunkSize: 4096 },
     });
     server.endWatches();
-    await eventually(() => requestsOf(server, "watch").length >= 3, "rewatch");
+    await server.waitForWatch({ count: 3 }); // the rewatch, chunked
     const big = "ü✓x".repeat(100_000);
     for (let i = 0; i < 3; i++) server.create(configMap(`big-${i}`, "fx", { big }));
-    await eventually(() => storeEqualsServer(store, server), "store = server", 10_000);
+    await converged();
     for (let i = 0; i < 3; i++) {
       assert.equal(
         (store.getByKey(`fx/big-${i}`) as unknown as { data: Record<string, string> }).data.big,
@@ -284,22 +314,19 @@ test("a malformed line is a typed error, then a relist from the last good RV aft
       "garbage\n",
     ]
   ) {
-    await withReflector({}, async ({ server, store, reflector, errors }) => {
+    await withReflector({}, async ({ server, store, reflector, errors, until, converged }) => {
       await reflector.synced;
-      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      await server.waitForWatch();
       server.create(configMap("before"));
-      await eventually(() => store.getByKey("fx/before") !== undefined, "before applied");
+      await until(() => store.getByKey("fx/before") !== undefined, "before applied");
       const good = reflector.lastSyncResourceVersion;
       server.inject({ verb: "watch", fault: { kind: "raw", data, then: "close" } });
       server.endWatches();
-      await eventually(
-        () => errors.some((e) => e.error instanceof WatchDecodeError),
-        "decode error",
-      );
-      await eventually(() => requestsOf(server, "list").length >= 2, "relist");
-      assert.equal(requestsOf(server, "list")[1].query.get("resourceVersion"), good);
+      const lists = await requestsAtLeast(server, "list", 2); // the relist
+      assert.ok(errors.some((e) => e.error instanceof WatchDecodeError), "decode error");
+      assert.equal(lists[1].query.get("resourceVersion"), good);
       server.create(configMap("after"));
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await converged();
     });
   }
 });
@@ -331,7 +358,7 @@ test("watcher yields a LIST snapshot then typed changes, with no store", async (
 test("a streaming list syncs from initial events and the end bookmark, with no LIST (scenario 21)", async () => {
   await withReflector(
     { server: { streamingList: true }, reflector: { useStreamingList: true } },
-    async ({ server, store, reflector }) => {
+    async ({ server, store, reflector, converged }) => {
       await reflector.synced;
       assert.equal(requestsOf(server, "list").length, 0, "no LIST");
       const first = requestsOf(server, "watch")[0].query;
@@ -339,7 +366,7 @@ test("a streaming list syncs from initial events and the end bookmark, with no L
       assert.equal(first.get("resourceVersionMatch"), "NotOlderThan");
       assert.equal(store.list().length, 5);
       server.create(configMap("more"));
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await converged();
     },
   );
 });
@@ -353,7 +380,7 @@ test("a server without streaming lists (422) makes the reflector fall back to LI
       assert.ok(refusal instanceof StreamingListUnsupportedError);
       assert.equal((refusal.cause as KubeStatusError).code, 422);
       assert.equal(requestsOf(server, "list").length, 1);
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      assertStoreEqualsServer(store, server); // synced from that list
     },
   );
 });
@@ -363,8 +390,8 @@ test("a streaming list whose end bookmark never comes stays unsynced and retries
     server: { streamingList: true },
     reflector: { useStreamingList: true },
     beforeStart: (s) => void s.inject({ verb: "watch", fault: { kind: "close", afterEvents: 3 } }),
-  }, async ({ server, reflector, errors }) => {
-    await eventually(() => errors.length >= 1, "the missing bookmark reported");
+  }, async ({ server, reflector, errors, until }) => {
+    await until(() => errors.length >= 1, "the missing bookmark reported");
     assert.equal(reflector.hasSynced(), false);
     await reflector.synced;
     assert.ok(requestsOf(server, "watch").length >= 2);
@@ -378,7 +405,7 @@ test("listTimeoutMs bounds each list request: a stalled page times out and the l
     reflector: { pageSize: 5, listTimeoutMs: 300 },
     beforeStart: (s) => void s.inject({ verb: "list", fault: { kind: "stall" } }),
   }, async ({ server, store, reflector, errors }) => {
-    await eventually(() => reflector.hasSynced(), "synced despite the stalled page");
+    await reflector.synced; // despite the stalled page
     assert.ok(
       errors.some((e) => e.error instanceof ListTimeoutError),
       "the stalled request timed out",
@@ -469,6 +496,7 @@ test("streaming lists are the default; a server that refuses them (422) is asked
     { reflector: { useStreamingList: undefined } },
     async ({ server, client, store, reflector, errors }) => {
       await reflector.synced;
+      assertStoreEqualsServer(store, server);
       const streamingAsks = () =>
         requestsOf(server, "watch").filter((r) => r.query.get("sendInitialEvents") === "true");
       assert.equal(streamingAsks().length, 1, "the default asks for a streaming list");
@@ -477,7 +505,6 @@ test("streaming lists are the default; a server that refuses them (422) is asked
       assert.equal((refusal.error as StreamingListUnsupportedError).version, "v1.20.2");
       assert.match((refusal.error as Error).message, /v1\.20\.2/);
       assert.equal(serverFeatures(client.server).streamingList, false);
-      await eventually(() => storeEqualsServer(store, server), "store = server");
       // A second reflector of the same server does not ask again.
       const second = new Reflector(
         resourceListerWatcher(client, {
@@ -501,12 +528,12 @@ test("streaming lists are the default; a server that refuses them (422) is asked
 test("streaming lists by default against a server that supports them: no LIST at all", async () => {
   await withReflector(
     { server: { streamingList: true }, reflector: { useStreamingList: undefined } },
-    async ({ server, store, reflector, client }) => {
+    async ({ server, reflector, client, converged }) => {
       await reflector.synced;
       assert.equal(requestsOf(server, "list").length, 0);
       assert.equal(serverFeatures(client.server).streamingList, true);
       server.create(configMap("later"));
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await converged();
     },
   );
 });
@@ -514,8 +541,9 @@ test("streaming lists by default against a server that supports them: no LIST at
 test("watches ask for an uncompressed body (a compressed streaming list loses its end bookmark on 1.37)", async () => {
   await withReflector({}, async ({ server, reflector }) => {
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
-    for (const w of requestsOf(server, "watch")) assert.equal(w.acceptEncoding, "identity");
+    for (const w of await requestsAtLeast(server, "watch", 1)) {
+      assert.equal(w.acceptEncoding, "identity");
+    }
   });
 });
 
