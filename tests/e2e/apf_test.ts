@@ -2,11 +2,12 @@
  * API Priority and Fairness: a user whose priority level has no seats (one
  * on 1.20) and rejects rather than queues gets one request at a time
  * (kube-apiserver lets a request through when nothing of its level runs).
- * One request of that user that cannot end, admitted before the reflector
- * starts, holds the seat: from then on every request of the reflector is
- * answered 429 with Retry-After, whatever the timing, until the test lets the
- * held request go. The reflector waits the backoff and Retry-After between
- * tries (no hot loop), reports each 429, and syncs once the seat is free.
+ * Requests of that user that cannot end, admitted before the reflector starts
+ * (the server's own count of the level's running requests says so), take the
+ * level's seats: from then on every request of the reflector is answered 429
+ * with Retry-After, whatever the timing, until the test lets them go. The
+ * reflector waits the backoff and Retry-After between tries (no hot loop),
+ * reports each 429, and syncs once the seats are free.
  */
 import assert from "node:assert/strict";
 import { connect as tlsConnect } from "node:tls";
@@ -28,10 +29,13 @@ const configMaps = `/api/v1/namespaces/${ns}/configmaps`;
  * (v1beta1, shares must be positive) one share of a server limited to 30
  * requests in flight: a limit of 1 (ceil(30 × 1 / 206)). Either way one
  * request of the level runs at a time, and with `limitResponse: Reject` every
- * other is answered 429 at once. Returns the level's UID (the API server names
+ * other is answered 429 at once. Returns the level's name and UID (the API server names
  * it in each response's `X-Kubernetes-PF-PriorityLevel-UID`).
  */
-async function starve(admin: KubeClient, release: Release): Promise<string> {
+async function starve(
+  admin: KubeClient,
+  release: Release,
+): Promise<{ name: string; uid: string }> {
   const version = release.current ? "v1" : "v1beta1";
   const base = `/apis/flowcontrol.apiserver.k8s.io/${version}`;
   const apiVersion = `flowcontrol.apiserver.k8s.io/${version}`;
@@ -81,14 +85,32 @@ async function starve(admin: KubeClient, release: Release): Promise<string> {
       },
     },
   });
-  return level.metadata.uid;
+  return { name: "e2e-no-seats", uid: level.metadata.uid };
+}
+
+/**
+ * How many requests of priority level `name` run now, by the API server's
+ * `/debug/api_priority_and_fairness/dump_priority_levels` (1.20 and 1.37:
+ * comma-separated rows, the sixth column is `ExecutingRequests`).
+ */
+async function runningIn(admin: KubeClient, name: string): Promise<number | undefined> {
+  const res = await admin.request("/debug/api_priority_and_fairness/dump_priority_levels");
+  const text = await res.text();
+  const [header, ...rows] = text.split("\n").map((line) => line.split(",").map((c) => c.trim()));
+  const column = header.indexOf("ExecutingRequests");
+  const row = rows.find((r) => r[0] === name);
+  return row && column >= 0 ? Number(row[column]) : undefined;
 }
 
 /** A request that holds a seat of its priority level for as long as it is open. */
 interface HeldRequest {
-  /** True while the server has neither answered nor closed it: admitted, it is still running. */
+  /**
+   * True while the server has neither answered nor closed it. Not a proof that it runs: Go's
+   * HTTP/1.1 server reads a request's unread body (up to 256 KiB) before it writes a response,
+   * so a refused one waits unanswered too. The level's running count is the proof.
+   */
   readonly open: boolean;
-  /** What the server answered, if it did (a 429 when the seat was taken). */
+  /** What the server answered, if it did (the request timed out, or the connection failed). */
   readonly answer: string;
   /** Closes the connection: the server's read of the body fails, the request ends, the seat is free. */
   close(): Promise<void>;
@@ -170,39 +192,55 @@ e2eTest(
       await eventually(
         async () => {
           const res = await limited.client.request(configMaps);
-          await res.body?.cancel();
-          return res.headers.get("x-kubernetes-pf-prioritylevel-uid") === level;
+          await res.text();
+          return res.headers.get("x-kubernetes-pf-prioritylevel-uid") === level.uid;
         },
         "the limited user's requests classified to the level of no seats",
         30_000,
       );
-      // Take the seat with a request that cannot end before we close it. Once a request of
-      // the same user is refused while it is open, it is the one running: nothing else of
-      // that user is in flight. (Opened while a probe ran, it is refused: open another.)
+      // Take the level's seats with requests that cannot end before we close them, one at a
+      // time, each opened when the API server's own count of the level's running requests
+      // (its debug dump, read as admin: exempt) equals the requests we hold, so that nothing
+      // else of that user runs: the new one is admitted, and its count proves it runs. Then
+      // one probe: refused, every seat is taken; admitted, there was one more seat (1.20
+      // computes a level's limit from the shares of every level), so take that one too.
+      // A probe or a response we have read may run a moment longer on the server: the count
+      // waits for it. Nothing here depends on the order in which the server sees requests.
       const ca = cluster.pki.ca.cert;
       const server = new URL(cluster.server);
-      let held = await heldRequest(server, ca, "tok-limited");
-      defer(() => held.close());
-      await eventually(
-        async () => {
-          if (!held.open) {
-            await held.close();
-            held = await heldRequest(server, ca, "tok-limited");
+      const held: HeldRequest[] = [];
+      defer(async () => {
+        for (const h of held) await h.close();
+      });
+      const running = async () => await runningIn(admin, level.name);
+      const count = (n: number, what: string) =>
+        eventually(async () => (await running()) === n, what, 30_000).catch(async (err) => {
+          throw new Error(`${err.message} (running: ${await running()})`);
+        });
+      for (;;) {
+        await count(held.length, `${held.length} request(s) of the level running`);
+        held.push(await heldRequest(server, ca, "tok-limited"));
+        await count(held.length, `the held request ${held.length} running`);
+        assert.ok(held.every((h) => h.open), "the held requests are unanswered");
+        const refused = await limited.client.request(configMaps).then(
+          async (r) => {
+            await r.text();
             return false;
-          }
-          return await limited.client.request(configMaps).then(
-            (r) => (r.body?.cancel(), false),
-            (e) => is429(e),
-          );
-        },
-        "the level's one seat held by a request that does not end",
-        30_000,
-      );
+          },
+          (e) => {
+            if (is429(e)) return true;
+            throw e;
+          },
+        );
+        if (refused) break;
+        assert.ok(held.length < 10, "10 held requests and still a seat free");
+      }
+      console.log(`e2e: ${held.length} held request(s) take the level's seats`);
 
       const target = { apiVersion: "v1", resource: "configmaps", kind: "ConfigMap", namespace: ns };
       // default backoff (800 ms doubling, capped at 30 s)
       const r = reflect(limited.client, target, {});
-      // every request is refused while the seat is held: three come within 1 + 1.6 + 3.2 s
+      // every request is refused while the seats are held: three come within 1 + 1.6 + 3.2 s
       // (backoff with jitter) and Retry-After (1 s) of each other
       await eventually(
         () => r.errors.filter((e) => is429(e.error)).length >= 3,
@@ -223,12 +261,15 @@ e2eTest(
       assert.ok(tries <= 6, `${tries} tries in ${Date.now() - started} ms`);
       assert.equal(r.reflector.status.watching, false);
       assert.equal(r.reflector.hasSynced(), false);
-      assert.ok(held.open, `the seat was held throughout (server answered: ${held.answer})`);
-      // the seat is free again
-      await held.close();
+      for (const h of held) {
+        assert.ok(h.open, `the seats were held throughout (server answered: ${h.answer})`);
+      }
+      assert.equal(await running(), held.length, "only the held requests ran");
+      // the seats are free again
+      for (const h of held) await h.close();
       const lifted = Date.now();
       await r.reflector.synced;
-      console.log(`e2e: synced ${Date.now() - lifted} ms after the seat was freed`);
+      console.log(`e2e: synced ${Date.now() - lifted} ms after the seats were freed`);
       await churnConfigMaps(admin, ns, { ops: 20, seed: 72, prefix: "later" });
       await assertStoreEqualsServer(r, admin, target);
       assert.ok(
