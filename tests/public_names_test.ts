@@ -17,6 +17,8 @@ import * as checkpointDenoKv from "../checkpoint_deno_kv.ts";
 
 const CORE = [
   "Backoff",
+  "CATCH_UP_DEFAULTS",
+  "CatchUpBudgetError",
   "CheckpointResumeError",
   "CheckpointSaveTimeoutError",
   "Controller",
@@ -44,6 +46,7 @@ const CORE = [
   "PermissionDeniedError",
   "Reflector",
   "ReflectorStateError",
+  "RequestRefusedError",
   "SharedInformerFactory",
   "ShortWatchError",
   "StreamingListUnsupportedError",

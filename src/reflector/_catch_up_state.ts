@@ -38,23 +38,28 @@ export class CatchUpState<T extends KubeObjectLike> {
     return (versionOf(this.rv) ?? -1n) >= goal;
   }
 
-  /** Applies one event of the watcher. */
-  apply(ev: WatcherEvent<T>): void {
+  /**
+   * Applies one event of the watcher. An object that has no key (no
+   * `metadata.name`) cannot be kept: it is reported (phase `store`) and
+   * left out, as a store leaves it out.
+   */
+  apply(ev: WatcherEvent<T>, report: (err: unknown, phase: "store") => void): void {
     switch (ev.type) {
       case "LIST":
         this.listed ??= this.nextListReason;
-        this.#diff(ev.items);
+        this.#diff(ev.items, report);
         break;
       case "BOOKMARK":
         break;
-      default:
-        this.#change(ev.type, ev.object);
+      default: {
+        const key = keyOf(ev.object, report);
+        if (key !== undefined) this.#change(ev.type, key, ev.object);
+      }
     }
     this.rv = ev.resourceVersion;
   }
 
-  #change(type: "ADDED" | "MODIFIED" | "DELETED", object: T): void {
-    const key = metaNamespaceKeyFunc(object);
+  #change(type: "ADDED" | "MODIFIED" | "DELETED", key: string, object: T): void {
     const old = this.objects.get(key);
     if (type === "DELETED") {
       if (!old) return;
@@ -69,10 +74,11 @@ export class CatchUpState<T extends KubeObjectLike> {
   }
 
   /** Makes the objects the list's items, recording what differs: adds, updates (a new resourceVersion), deletes. */
-  #diff(items: T[]): void {
+  #diff(items: T[], report: (err: unknown, phase: "store") => void): void {
     const gone = new Map(this.objects);
     for (const object of items) {
-      const key = metaNamespaceKeyFunc(object);
+      const key = keyOf(object, report);
+      if (key === undefined) continue;
       const old = this.objects.get(key);
       gone.delete(key);
       this.objects.set(key, object);
@@ -85,5 +91,18 @@ export class CatchUpState<T extends KubeObjectLike> {
       this.objects.delete(key);
       this.changes.push({ type: "delete", key, object });
     }
+  }
+}
+
+/** The object's key, or undefined (reported) when it has none. */
+function keyOf<T extends KubeObjectLike>(
+  object: T,
+  report: (err: unknown, phase: "store") => void,
+): string | undefined {
+  try {
+    return metaNamespaceKeyFunc(object);
+  } catch (err) {
+    report(err, "store");
+    return undefined;
   }
 }

@@ -113,3 +113,10 @@ export function failureKind(err: unknown, streaming = false): FailureKind {
   }
   return "bug";
 }
+
+/** A validated `Retry-After` of an error, in ms (not capped). */
+export function retryAfterOf(err: unknown): number | undefined {
+  if (!(err instanceof KubeStatusError)) return undefined;
+  const ms = err.retryAfterMs;
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
+}

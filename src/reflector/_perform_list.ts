@@ -2,11 +2,12 @@ import { ListTimeoutError, UnexpectedKindError } from "../api/errors.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { kindMatches } from "../api/predicates.ts";
 import type { KubeObjectLike } from "../api/types.ts";
+import { abortable } from "../async/_abortable.ts";
 import { childAbortController } from "../async/_async.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
-import { failureKind } from "./_failure_kind.ts";
+import { failureKind, retryAfterOf } from "./_failure_kind.ts";
 import type { ResolvedWatcherOptions } from "./_resolve_watcher_options.ts";
-import { metadataProblem, retryAfterOf, unexpectedKind } from "./_watch_session.ts";
+import { metadataProblem, unexpectedKind } from "./_watch_session.ts";
 import type { Outcome } from "./_watch_machine.ts";
 import { listAllPages, type ListResult } from "./list_pager.ts";
 import type { ErrorPhase } from "./watcher_options.ts";
@@ -92,7 +93,8 @@ async function listWithDeadline<T extends KubeObjectLike>(
         o.listTimeoutMs,
       );
       try {
-        return await lw.list({ ...opts, signal: controller.signal });
+        // raced against the signal: a lister-watcher that ignores it cannot hold the watcher
+        return await abortable(lw.list({ ...opts, signal: controller.signal }), controller.signal);
       } catch (err) {
         if (timeout !== undefined && controller.signal.reason === timeout) throw timeout;
         throw err;

@@ -57,7 +57,8 @@ export class ServerKnowledge {
    * which the learnt deadline's message names).
    */
   sawBookmarkGap(gapMs: number): boolean {
-    if (!(gapMs >= 0 && gapMs <= MAX_BOOKMARK_GAP_MS)) return false;
+    // Only a shared record is learnt into: a watcher of its own keeps the safe deadline.
+    if (!this.shared || !(gapMs >= 0 && gapMs <= MAX_BOOKMARK_GAP_MS)) return false;
     const first = this.#features.bookmarkIntervalMs === undefined;
     this.#features.bookmarkIntervalMs = Math.min(this.#features.bookmarkIntervalMs ?? gapMs, gapMs);
     return first && this.#features.version === undefined;

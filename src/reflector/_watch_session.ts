@@ -22,7 +22,7 @@ import { INITIAL_EVENTS_END_ANNOTATION, type KubeObjectLike } from "../api/types
 import { kindMatches } from "../api/predicates.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { RequestRefusedError } from "../api/request_refused_error.ts";
-import { errorEventError, failureKind, isErrorEvent } from "./_failure_kind.ts";
+import { errorEventError, failureKind, isErrorEvent, retryAfterOf } from "./_failure_kind.ts";
 import type { FailureKind, Outcome, Phase } from "./_watch_machine.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
@@ -300,13 +300,6 @@ export function close<T extends KubeObjectLike>(
     failure,
     retryAfterMs: retryAfterOf(err),
   };
-}
-
-/** A validated `Retry-After` of an error, in ms. */
-export function retryAfterOf(err: unknown): number | undefined {
-  if (!(err instanceof KubeStatusError)) return undefined;
-  const ms = err.retryAfterMs;
-  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 const EVENT_TYPES = new Set(["ADDED", "MODIFIED", "DELETED", "BOOKMARK"]);

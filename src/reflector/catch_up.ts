@@ -13,9 +13,8 @@ import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
 import { CatchUpState, versionOf } from "./_catch_up_state.ts";
-import { failureKind } from "./_failure_kind.ts";
+import { failureKind, retryAfterOf } from "./_failure_kind.ts";
 import { type ResolvedWatcherOptions, resolveWatcherOptions } from "./_resolve_watcher_options.ts";
-import { retryAfterOf } from "./_watch_session.ts";
 import { type MachineState, next } from "./_watch_machine.ts";
 import { CatchUpBudgetError } from "./catch_up_budget_error.ts";
 import {
@@ -120,11 +119,13 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
     await catchUpTo(lw, wo, state, goal, budget.signal, report);
     clock.clearTimeout(timer);
     signal?.throwIfAborted();
-    const complete = goal !== undefined && state.reached(goal);
+    // without integer versions, only a consistent list is a proof
+    const complete = goal === undefined ? state.listed !== undefined : state.reached(goal);
     const { saved, saveError } = await save(o, identity, state, report);
     return {
       changes: state.changes,
-      objects: state.objects,
+      // a checkpoint that was not trusted is nothing until the list replaces it
+      objects: state.rv === "" ? new Map() : state.objects,
       resourceVersion: state.rv,
       target,
       complete,
@@ -272,24 +273,26 @@ async function catchUpTo<T extends KubeObjectLike>(
 ): Promise<void> {
   if (goal === undefined) {
     // a server whose versions are not integers: one consistent list is the only proof
-    await pass(lw, wo, state, "", undefined, signal);
+    await pass(lw, wo, state, "", undefined, signal, report);
     return;
   }
-  if (!state.listed && state.nextListReason === undefined) {
+  if (state.nextListReason === undefined) {
     if (state.reached(goal)) return; // the checkpoint is at the target: nothing happened since
-    let end = await pass(lw, wo, state, state.rv, goal, signal);
+    let end = await pass(lw, wo, state, state.rv, goal, signal, report);
     if (end === "no-proof") {
       // Reading the target again brings the watch cache up to date: if the
       // cluster has moved on, the next watch's bookmark is past the goal.
-      const again = versionOf(await readTarget(lw, wo, signal, report));
-      if (again !== undefined && again > goal) {
-        end = await pass(lw, wo, state, state.rv, goal, signal);
+      const again = await readTarget(lw, wo, signal, report).catch(() => undefined);
+      if (again === undefined) return; // the budget ran out: stop where it is
+      const moved = versionOf(again);
+      if (moved !== undefined && moved > goal) {
+        end = await pass(lw, wo, state, state.rv, goal, signal, report);
       }
     }
     if (end !== "no-proof") return;
     state.nextListReason = "no-proof";
   }
-  await pass(lw, wo, state, "", goal, signal);
+  await pass(lw, wo, state, "", goal, signal, report);
 }
 
 /** How a pass ended: the goal reached, a watch without proof, or the budget gone. */
@@ -308,9 +311,9 @@ async function pass<T extends KubeObjectLike>(
   resume: string,
   goal: bigint | undefined,
   signal: AbortSignal,
+  report: (err: unknown, phase: ErrorPhase) => void,
 ): Promise<PassEnd> {
   const { controller, dispose } = childAbortController(signal);
-  let bookmarks = 0;
   let noProof = false;
   const observer = {
     ...wo.observer,
@@ -318,11 +321,11 @@ async function pass<T extends KubeObjectLike>(
       if (reason === "expired") state.nextListReason ??= "expired";
       else if (reason === "watch-failed") state.nextListReason ??= "watch-failed";
     },
-    watchStart() {
-      bookmarks = 0;
-    },
-    watchEnd(info: { error?: unknown }) {
-      if (info.error === undefined && bookmarks === 0 && goal !== undefined) {
+    watchEnd(info: { error?: unknown; short: boolean }) {
+      // A watch that closed (cleanly, or at once with nothing) before the
+      // goal brought no proof: the caller decides how to get one, before
+      // another watch is made.
+      if ((info.error === undefined || info.short) && goal !== undefined) {
         noProof = true;
         controller.abort(); // the loop ends before the next watch
       }
@@ -337,10 +340,7 @@ async function pass<T extends KubeObjectLike>(
   });
   try {
     for await (const batch of batches) {
-      for (const ev of batch as WatcherEvent<T>[]) {
-        if (ev.type === "BOOKMARK") bookmarks++;
-        state.apply(ev);
-      }
+      for (const ev of batch as WatcherEvent<T>[]) state.apply(ev, report);
       if (goal === undefined ? state.listed !== undefined : state.reached(goal)) return "reached";
     }
   } finally {

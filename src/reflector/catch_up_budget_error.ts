@@ -24,6 +24,9 @@ export class CatchUpBudgetError extends Error {
   readonly budgetMs: number;
 
   /**
+   * Creates the error; the message names the key, the budget, what could
+   * not be read in time and the last error reported.
+   *
    * @param key The checkpoint's key.
    * @param budgetMs The budget, in ms.
    * @param stage What could not be read in time.

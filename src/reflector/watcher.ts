@@ -331,9 +331,8 @@ function observe(
   seen: number,
 ): void {
   for (let i = 0, n = 0; n < seen && i < batch.length; i++) {
-    const ev = batch[i] as WatchEvent<KubeObjectLike>;
-    if (ev.type === "ERROR") continue;
-    event(ev.type, ev.object.metadata?.resourceVersion ?? "");
+    const ev = batch[i] as WatchEvent<KubeObjectLike>; // before `seen`, every one is valid
+    event(ev.type as "ADDED", ev.object.metadata?.resourceVersion ?? "");
     n++;
   }
 }

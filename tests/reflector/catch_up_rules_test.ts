@@ -284,3 +284,99 @@ test("catchUp: a checkpoint already at the target is complete with no watch and 
   assert.equal(t.lw.of("watch").length, 0);
   assert.equal(t.lw.of("list").length, 1, "the limit=1 target read only");
 });
+
+test("catchUp: when the budget runs out while the target is read again, what the watch applied is kept and saved (complete: false)", async () => {
+  const t = await setup("8");
+  let reads = 0;
+  t.lw.onList = (o) =>
+    reads++ === 0
+      ? { metadata: { resourceVersion: "10" }, items: [] }
+      : untilAborted(o.signal).then(() => Promise.reject(o.signal?.reason));
+  t.lw.onWatch = (o) => closingAfter(t.clock, 3_000, [ev("ADDED", cm("c", "9"))])(o);
+  const r = t.run({ budgetMs: 5_000 });
+  await t.clock.advance(5_000);
+  await r.promise;
+  assert.equal(r.failure, undefined, String(r.failure));
+  assert.equal(r.result?.complete, false);
+  assert.equal(r.result?.resourceVersion, "9");
+  assert.deepEqual(r.result?.changes.map((c) => `${c.type} ${c.key}`), ["add ns/c"]);
+  assert.equal(r.result?.saved?.count, 3);
+});
+
+test("catchUp: a server whose versions are not integers is proven by one consistent list (complete: true)", async () => {
+  const t = await setup("");
+  t.lw.resourceVersion = "abc";
+  const r = t.run();
+  await t.clock.advance(0);
+  await r.promise;
+  assert.equal(r.result?.complete, true);
+  assert.equal(r.result?.resourceVersion, "abc");
+  assert.equal(r.result?.objects.size, 2);
+});
+
+test("catchUp: watches that close at once with nothing (a proxy cutting them) fall back to one list, not a budget of retries", async () => {
+  const t = await setup("8");
+  t.lw.onWatch = (o) => events([], o, "close");
+  const r = t.run({ budgetMs: 10_000 });
+  await t.clock.advance(0);
+  await r.promise;
+  assert.equal(r.result?.complete, true);
+  assert.equal(r.result?.listed, "no-proof");
+  assert.equal(t.lw.of("watch").length, 1);
+});
+
+test("catchUp: bookmarks that stay below the target (another resource moved the cluster's version) fall back to the list", async () => {
+  const t = await setup("8");
+  t.lw.onWatch = (o) => closingAfter(t.clock, 3_000, [bookmark("9")])(o);
+  const r = t.run({ budgetMs: 10_000 });
+  await t.clock.advance(3_000);
+  await r.promise;
+  assert.equal(r.result?.complete, true);
+  assert.equal(r.result?.listed, "no-proof");
+});
+
+test("catchUp: an object without a name (in a watch event or a list) is reported and left out; the run goes on and completes", async () => {
+  const t = await setup("8");
+  const nameless = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: "ns", resourceVersion: "9" },
+  } as KubeObject;
+  t.lw.onWatch = (o) => events([ev("ADDED", nameless), ev("ADDED", cm("c", "10"))], o);
+  const r = t.run();
+  await t.clock.advance(0);
+  await r.promise;
+  assert.equal(r.failure, undefined, String(r.failure));
+  assert.equal(r.result?.complete, true);
+  assert.deepEqual(r.result?.changes.map((c) => `${c.type} ${c.key}`), ["add ns/c"]);
+  assert.ok(t.errors.some((e) => e.phase === "store"));
+});
+
+test("catchUp: a list that ignores its signal cannot hold it past its budget", async () => {
+  const t = await setup("");
+  t.lw.onList = (o) =>
+    o.limit === 1 ? { metadata: { resourceVersion: "10" }, items: [] } : new Promise(() => {});
+  const r = t.run({ budgetMs: 5_000 });
+  await t.clock.advance(5_000);
+  await r.promise;
+  assert.equal(r.result?.complete, false);
+  assert.equal(r.result?.resourceVersion, "");
+  assert.equal(r.result?.saved, undefined, "nothing consistent to save");
+});
+
+test("catchUp: a distrusted checkpoint (ahead of the server) is not returned as the current objects when the budget runs out before the list", async () => {
+  const t = await setup("50", [cm("x", "45")]);
+  t.lw.onList = (o) =>
+    o.limit === 1 ? { metadata: { resourceVersion: "10" }, items: [] } : new Promise(() => {});
+  const r = t.run({ budgetMs: 2_000 });
+  await t.clock.advance(2_000);
+  await r.promise;
+  assert.equal(r.result?.complete, false);
+  assert.equal(r.result?.objects.size, 0);
+  assert.equal(r.result?.saved, undefined);
+  assert.equal(
+    (await loadCheckpoint(t.storage, "k", identity))?.resourceVersion,
+    "50",
+    "left as it was",
+  );
+});
