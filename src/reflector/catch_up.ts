@@ -54,10 +54,10 @@ import type { ErrorPhase, RelistReason } from "./watcher_options.ts";
  *    target is a write of this resource outside the selection (a ConfigMap
  *    of another namespace) and nothing was written since; nor on servers
  *    before 1.31, or without their watch cache. So after a watch that ended
- *    without any bookmark, the target is read again: when the cluster has
- *    moved on, one more watch gets the proof; when it has not, no watch can,
- *    and one consistent list decides instead (`listed: "no-proof"`: one
- *    watch, a `limit=1` list and the list). A 410 (the version is gone) or a
+ *    before reaching the target (no bookmark, or one below it), the target
+ *    is read again: when the cluster has moved on, one more watch may get
+ *    the proof; if it has not, or that watch ends without it too, one
+ *    consistent list decides instead (`listed: "no-proof"`). A 410 (the version is gone) or a
  *    watch that cannot be trusted relists too.
  * 4. Saves the objects at the last version applied, and returns the changes.
  *
