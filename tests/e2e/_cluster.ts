@@ -237,7 +237,10 @@ async function startClusterOnce(options: ClusterOptions): Promise<Cluster> {
       `--service-account-key-file=${join(dir, "sa.key")}`,
       `--service-account-signing-key-file=${join(dir, "sa.key")}`,
       "--service-account-issuer=https://kubernetes.default.svc",
-      "--authorization-mode=AlwaysAllow",
+      // AlwaysAllow unless the test chooses (the flag is a list: a second one would add to it)
+      ...((options.apiserverArgs ?? []).some((a) => a.startsWith("--authorization-mode="))
+        ? []
+        : ["--authorization-mode=AlwaysAllow"]),
       "--service-cluster-ip-range=10.0.0.0/24",
       "--etcd-compaction-interval=0",
       "--enable-priority-and-fairness=false",
