@@ -4,11 +4,13 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import {
+  Changes,
   configMap,
-  eventually,
   FAST,
+  NotifyingIndexer,
+  requestsAtLeast,
   requestsOf,
-  storeEqualsServer,
+  settles,
   withReflector,
 } from "../_harness.ts";
 import { UnexpectedKindError } from "../../src/api/errors.ts";
@@ -75,14 +77,16 @@ test("decodeListStream calls reuse on a large body's items as they arrive, not o
   const first = Array.from({ length: 2000 }, (_, i) => item(i)).join(","); // 6 MB: past whole-body parsing
   const chunks = controlledBody();
   let calls = 0;
+  let reached!: () => void;
+  const reused1900 = new Promise<void>((resolve) => (reached = resolve));
   const decoded = decodeListStream(chunks.body, {
     reuse: () => {
-      calls++;
+      if (++calls === 1900) reached();
       return undefined;
     },
   });
   chunks.controller.enqueue(enc.encode(head + first + ","));
-  await eventually(() => calls >= 1900, "items reused before the body's end", 3000);
+  await settles(reused1900, "1,900 items reused before the body's end");
   chunks.controller.enqueue(enc.encode(item(2000) + "]}"));
   chunks.controller.close();
   const list = await decoded;
@@ -152,17 +156,13 @@ function snapshot(store: Indexer<KubeObject>): Map<string, KubeObject> {
 
 /** Forces a relist (a 410 on the running watch) and changes cm-1 before the relist lists. */
 async function relistWithChange(server: FakeApiServer): Promise<void> {
-  const lists = requestsOf(server, "list").length +
-    requestsOf(server, "watch").filter((r) => r.query.get("sendInitialEvents") === "true").length;
+  const since = server.requestCount;
   server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
   server.endWatches();
   server.update(configMap("cm-1", "fx", { changed: "during the relist" }));
-  await eventually(
-    () =>
-      requestsOf(server, "list").length +
-          requestsOf(server, "watch").filter((r) => r.query.get("sendInitialEvents") === "true")
-            .length > lists,
-    "a relist",
+  await server.waitForRequests(
+    (r) => r.verb === "list" || (r.verb === "watch" && r.query.get("sendInitialEvents") === "true"),
+    { since },
   );
 }
 
@@ -175,16 +175,16 @@ for (const streaming of [false, true]) {
         server: { streamingList: streaming },
         reflector: { useStreamingList: streaming },
       },
-      async ({ server, store, reflector }) => {
+      async ({ server, store, reflector, until, converged }) => {
         await reflector.synced;
-        await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+        await server.waitForWatch();
         const before = snapshot(store);
         await relistWithChange(server);
-        await eventually(
+        await until(
           () => (store.getByKey("fx/cm-1")?.data as { changed?: string })?.changed !== undefined,
           "the change",
         );
-        await eventually(() => storeEqualsServer(store, server), "store = server");
+        await converged();
         for (const [key, obj] of before) {
           if (key === "fx/cm-1") assert.notEqual(store.getByKey(key), obj, "changed: the new copy");
           else assert.equal(store.getByKey(key), obj, `${key}: the stored object`);
@@ -197,13 +197,13 @@ for (const streaming of [false, true]) {
 test("Reflector: reuseListed () => undefined turns reuse off (every object is the listed copy); a non-function is a TypeError", async () => {
   await withReflector(
     { seed: 10, reflector: { reuseListed: () => undefined } },
-    async ({ server, store, reflector }) => {
+    async ({ server, store, reflector, until, converged }) => {
       await reflector.synced;
-      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      await server.waitForWatch();
       const before = snapshot(store);
       await relistWithChange(server);
-      await eventually(() => storeEqualsServer(store, server), "store = server");
-      await eventually(() => [...before].every(([k, o]) => store.getByKey(k) !== o), "all new");
+      await converged();
+      await until(() => [...before].every(([k, o]) => store.getByKey(k) !== o), "all new");
       for (const [key, obj] of before) {
         if (key !== "fx/cm-1") assert.deepEqual(store.getByKey(key), obj);
       }
@@ -226,7 +226,8 @@ test("Reflector: a store without unchanged still relists (every object the liste
   const abort = new AbortController();
   try {
     for (let i = 0; i < 5; i++) server.create(configMap(`cm-${i}`));
-    const inner = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+    const changes = new Changes();
+    const inner = new NotifyingIndexer<KubeObject>(metaNamespaceKeyFunc, {}, changes.notify);
     const store = storeMethodsOf(inner); // only the Store methods, no unchanged
     const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
       apiVersion: "v1",
@@ -238,12 +239,13 @@ test("Reflector: a store without unchanged still relists (every object the liste
     });
     const done = reflector.run({ signal: abort.signal });
     await reflector.synced;
-    await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+    await server.waitForWatch();
     const before = snapshot(inner);
     server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
     server.endWatches();
-    await eventually(() => requestsOf(server, "list").length === 2, "a relist");
-    await eventually(() => [...before].every(([k, o]) => inner.getByKey(k) !== o), "all new");
+    await requestsAtLeast(server, "list", 2); // the relist
+    await changes.until(() => [...before].every(([k, o]) => inner.getByKey(k) !== o), "all new");
+    assert.equal(requestsOf(server, "list").length, 2);
     abort.abort();
     await done;
   } finally {
@@ -275,16 +277,22 @@ for (const withTransform of [false, true]) {
           : undefined,
       });
       const updates: string[] = [];
-      informer.addEventHandler({ onUpdate: (_old, obj) => void updates.push(obj.metadata.name!) });
+      const changes = new Changes();
+      informer.addEventHandler({
+        onUpdate: (_old, obj) => {
+          updates.push(obj.metadata.name!);
+          changes.notify();
+        },
+      });
       const done = informer.run({ signal: abort.signal });
       await informer.waitForSync();
-      await eventually(() => requestsOf(server, "watch").length >= 1, "a watch");
+      await server.waitForWatch();
       transformed.length = 0;
       const before = informer.indexer.list();
       server.inject({ verb: "watch", fault: { kind: "error-event", code: 410 } });
       server.endWatches();
       server.update(configMap("cm-1", "fx", { changed: "yes" }));
-      await eventually(() => updates.includes("cm-1"), "cm-1's update announced");
+      await changes.until(() => updates.includes("cm-1"), "cm-1's update announced");
       assert.deepEqual(updates, ["cm-1"], "no update for the unchanged");
       if (withTransform) {
         assert.deepEqual(transformed.sort(), ["cm-0", "cm-1", "cm-2", "cm-3", "cm-4"], "each once");
@@ -334,12 +342,16 @@ test("a custom lister-watcher that ignores ListOptions.reuse still lists", async
  * `ListOptions.reuse` applies), whose watch stays open until `expire()`
  * ends it with an ERROR 410 event.
  */
-function decodingListerWatcher(state: { items: Array<KubeObject | string>; rv: string }) {
+function decodingListerWatcher(
+  state: { items: Array<KubeObject | string>; rv: string },
+  changes = new Changes(),
+) {
   let lists = 0;
   let expire: (() => void) | undefined;
   const lw: ListerWatcher = {
     list(opts) {
       lists++;
+      changes.notify();
       // an item given as text is sent as it is (JSON.stringify overflows Node's stack on deep ones)
       const items = state.items.map((i) => typeof i === "string" ? i : JSON.stringify(i));
       const bytes = enc.encode(
@@ -358,6 +370,7 @@ function decodingListerWatcher(state: { items: Array<KubeObject | string>; rv: s
         expire = () => resolve(true);
         opts.signal?.addEventListener("abort", () => resolve(false), { once: true });
       });
+      changes.notify();
       if (await expired) {
         yield {
           type: "ERROR",
@@ -376,7 +389,8 @@ function decodingListerWatcher(state: { items: Array<KubeObject | string>; rv: s
     lw,
     lists: () => lists,
     expire: () => expire?.(),
-    watching: () => expire !== undefined,
+    /** Resolves once a watch is open (its first call is the first list's). */
+    watch: () => changes.until(() => expire !== undefined, "a watch"),
   };
 }
 
@@ -387,19 +401,20 @@ const item = (name: string, data: Record<string, string>): KubeObject => ({
 
 test("Reflector: a relist takes the new content of an object served changed at the same uid and resourceVersion (a default applied on read), and keeps the stored copy of the others", async () => {
   const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
-  const server = decodingListerWatcher(state);
-  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+  const changes = new Changes();
+  const server = decodingListerWatcher(state, changes);
+  const store = new NotifyingIndexer<KubeObject>(metaNamespaceKeyFunc, {}, changes.notify);
   const reflector = new Reflector(server.lw, store, { ...FAST, onError: () => {} });
   const abort = new AbortController();
   const done = reflector.run({ signal: abort.signal });
   try {
     await reflector.synced;
-    await eventually(server.watching, "a watch");
+    await server.watch();
     const [a, b] = [store.getByKey("ns/a"), store.getByKey("ns/b")];
     state.items = [item("a", { x: "1", defaulted: "yes" }), item("b", { x: "2" })];
     server.expire();
-    await eventually(() => server.lists() === 2, "a relist");
-    await eventually(() => store.getByKey("ns/a") !== a, "a replaced");
+    await changes.until(() => store.getByKey("ns/a") !== a, "a replaced");
+    assert.equal(server.lists(), 2, "by one relist");
     assert.deepEqual(store.getByKey("ns/a")!.data, { x: "1", defaulted: "yes" });
     assert.equal(store.getByKey("ns/b"), b, "b unchanged: the stored copy");
   } finally {
@@ -413,13 +428,16 @@ test("Reflector and Informer: an object nested deeper than the comparison goes (
   const a = JSON.stringify(item("a", {})).slice(0, -1) + `,"spec":${deep}}`;
   for (const kind of ["reflector", "informer"] as const) {
     const state = { items: [a, item("b", { x: "2" })], rv: "10" };
-    const server = decodingListerWatcher(state);
+    const changes = new Changes();
+    const server = decodingListerWatcher(state, changes);
     const errors: unknown[] = [];
     const onError = (e: unknown) => void errors.push(e);
-    const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+    const store = new NotifyingIndexer<KubeObject>(metaNamespaceKeyFunc, {}, changes.notify);
     const informer = kind === "informer"
       ? new Informer<KubeObject>(server.lw, { ...FAST, onError })
       : undefined;
+    // an informer's cache is its own: its announcements say when it changed
+    informer?.addEventHandler({ onUpdate: () => changes.notify() });
     const reflector = informer ? undefined : new Reflector(server.lw, store, { ...FAST, onError });
     const read = (key: string) => informer ? informer.indexer.getByKey(key) : store.getByKey(key);
     const abort = new AbortController();
@@ -427,15 +445,15 @@ test("Reflector and Informer: an object nested deeper than the comparison goes (
       ? informer.run({ signal: abort.signal })
       : reflector!.run({ signal: abort.signal });
     try {
-      await eventually(() => (informer ?? reflector!).hasSynced(), `${kind}: synced`);
-      await eventually(server.watching, "a watch");
+      await (informer ? informer.waitForSync() : reflector!.synced);
+      await server.watch();
       const [a, b] = [read("ns/a"), read("ns/b")];
       server.expire();
-      await eventually(() => server.lists() === 2, "a relist");
-      await eventually(
+      await changes.until(
         () => read("ns/a") !== a,
         `${kind}: a, too deep to compare, is the new copy`,
       );
+      assert.equal(server.lists(), 2, `${kind}: by one relist`);
       assert.equal(read("ns/b"), b, `${kind}: b reused`);
       assert.ok(
         errors.every((e) => e instanceof Error && /410|Expired|gone/i.test(e.message)),
@@ -476,8 +494,9 @@ test("Reflector: a reuseListed returning null keeps the listed item; reuseListed
 
 test("Reflector: a relisted item of the wrong kind is reported and left out, never swapped for the stored copy it matches", async () => {
   const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
-  const server = decodingListerWatcher(state);
-  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+  const changes = new Changes();
+  const server = decodingListerWatcher(state, changes);
+  const store = new NotifyingIndexer<KubeObject>(metaNamespaceKeyFunc, {}, changes.notify);
   const errors: unknown[] = [];
   const reflector = new Reflector(server.lw, store, {
     ...FAST,
@@ -487,14 +506,14 @@ test("Reflector: a relisted item of the wrong kind is reported and left out, nev
   const abort = new AbortController();
   const done = reflector.run({ signal: abort.signal });
   try {
-    await eventually(() => reflector.hasSynced(), "synced");
-    await eventually(server.watching, "a watch");
+    await reflector.synced;
+    await server.watch();
     const b = store.getByKey("ns/b");
     // the same uid, version and content as the stored a, but of another kind
     state.items = [{ kind: "Secret", ...item("a", { x: "1" }) }, item("b", { x: "2" })];
     server.expire();
-    await eventually(() => server.lists() === 2, "a relist");
-    await eventually(() => store.getByKey("ns/a") === undefined, "a left out");
+    await changes.until(() => store.getByKey("ns/a") === undefined, "a left out");
+    assert.equal(server.lists(), 2, "by one relist");
     assert.equal(store.getByKey("ns/b"), b, "b reused");
     const wrong = errors.filter((e) => e instanceof UnexpectedKindError);
     assert.equal(wrong.length, 1, "the wrong kind reported");
@@ -536,8 +555,9 @@ test("watcher: a reuseListed answer that is not a usable item of the expected ki
 for (const answer of ["false", "a throw"] as const) {
   test(`Reflector: a store whose unchanged answers ${answer} relists every item (its listed copy), losing none`, async () => {
     const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
-    const server = decodingListerWatcher(state);
-    const inner = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+    const changes = new Changes();
+    const server = decodingListerWatcher(state, changes);
+    const inner = new NotifyingIndexer<KubeObject>(metaNamespaceKeyFunc, {}, changes.notify);
     let asked = 0;
     // a store of someone else's, with its own idea of what unchanged means
     const store = {
@@ -556,12 +576,12 @@ for (const answer of ["false", "a throw"] as const) {
     const abort = new AbortController();
     const done = reflector.run({ signal: abort.signal });
     try {
-      await eventually(() => reflector.hasSynced(), "synced");
-      await eventually(server.watching, "a watch");
+      await reflector.synced;
+      await server.watch();
       const before = snapshot(inner);
       server.expire();
-      await eventually(() => server.lists() === 2, "a relist");
-      await eventually(() => [...before].every(([k, o]) => inner.getByKey(k) !== o), "relisted");
+      await changes.until(() => [...before].every(([k, o]) => inner.getByKey(k) !== o), "relisted");
+      assert.equal(server.lists(), 2, "by one relist");
       assert.ok(asked >= 2, "unchanged was asked");
       assert.deepEqual(inner.listKeys().sort(), ["ns/a", "ns/b"]);
       assert.deepEqual(inner.getByKey("ns/a")!.data, { x: "1" });
@@ -580,30 +600,36 @@ for (const withTransform of [false, true]) {
   const how = withTransform ? "with a transform it is stored, not announced" : "announced";
   test(`Informer: an object relisted changed at the same uid and resourceVersion is ${how}`, async () => {
     const state = { items: [item("a", { x: "1" }), item("b", { x: "2" })], rv: "10" };
-    const server = decodingListerWatcher(state);
+    const changes = new Changes();
+    const server = decodingListerWatcher(state, changes);
     const informer = new Informer<KubeObject>(server.lw, {
       ...FAST,
       onError: () => {},
       transform: withTransform ? (obj) => ({ ...obj }) : undefined,
     });
     const updates: string[] = [];
-    informer.addEventHandler({ onUpdate: (_old, obj) => void updates.push(obj.metadata.name!) });
+    informer.addEventHandler({
+      onUpdate: (_old, obj) => {
+        updates.push(obj.metadata.name!);
+        changes.notify();
+      },
+    });
     const abort = new AbortController();
     const done = informer.run({ signal: abort.signal });
     try {
-      await eventually(() => informer.hasSynced(), "synced");
-      await eventually(server.watching, "a watch");
+      await informer.waitForSync();
+      await server.watch();
       const a = informer.indexer.getByKey("ns/a");
       // a at the same version with a default applied on read; b really changed
       const b = { ...item("b", { x: "3" }) };
       b.metadata = { ...b.metadata, resourceVersion: "6" };
       state.items = [item("a", { x: "1", defaulted: "yes" }), b];
       server.expire();
-      await eventually(() => server.lists() === 2, "a relist");
-      await eventually(() => informer.indexer.getByKey("ns/a") !== a, "a replaced");
+      // announced in the cache's order, a before b, once the relist is in the cache
+      await changes.until(() => updates.includes("b"), "b's update delivered");
+      assert.equal(server.lists(), 2, "by one relist");
+      assert.notEqual(informer.indexer.getByKey("ns/a"), a, "a replaced");
       assert.deepEqual(informer.indexer.getByKey("ns/a")!.data, { x: "1", defaulted: "yes" });
-      // announced in the cache's order, a before b
-      await eventually(() => updates.includes("b"), "b's update delivered");
       assert.deepEqual(updates, withTransform ? ["b"] : ["a", "b"]);
     } finally {
       abort.abort();
