@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { configMap, eventually, FAST } from "../_harness.ts";
+import { Changes, configMap, FAST } from "../_harness.ts";
 import type { KubeObject } from "../../src/api/types.ts";
 import { DeletedFinalStateUnknown } from "../../src/cache/deleted_final_state_unknown.ts";
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
@@ -33,14 +33,17 @@ async function session(
   const seen: string[] = [];
   const syncedFrom: string[] = [];
   const name = (o: KubeObject) => o.metadata.name;
+  const changes = new Changes(); // each announcement re-checks `until`
+  const announce = (what: string) => {
+    seen.push(what);
+    changes.notify();
+  };
   informer.addEventHandler({
-    onAdd: (o, initial) => void seen.push(`${initial ? "initial " : ""}add ${name(o)}`),
+    onAdd: (o, initial) => announce(`${initial ? "initial " : ""}add ${name(o)}`),
     onUpdate: (old, o) =>
-      void seen.push(
-        `update ${name(o)} ${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`,
-      ),
+      announce(`update ${name(o)} ${old.metadata.resourceVersion}->${o.metadata.resourceVersion}`),
     onDelete: (o) =>
-      void seen.push(
+      announce(
         o instanceof DeletedFinalStateUnknown ? `delete ${o.key} (tombstone)` : `delete ${name(o)}`,
       ),
   });
@@ -49,7 +52,7 @@ async function session(
   try {
     await informer.waitForSync();
     syncedFrom.push(String(informer.syncedFrom));
-    await eventually(() => until(informer, seen), "the informer caught up");
+    await changes.until(() => until(informer, seen), "the informer caught up");
     syncedFrom.push(String(informer.syncedFrom));
   } finally {
     ac.abort();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { configMap } from "../_harness.ts";
+import { configMap, settles } from "../_harness.ts";
 import { catchUp } from "../../src/reflector/catch_up.ts";
 import type { CatchUpOptions } from "../../src/reflector/catch_up_options.ts";
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
@@ -8,7 +8,7 @@ import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 import type { ListerWatcher } from "../../src/transport/lister_watcher.ts";
-import { FakeApiServer, type FakeApiServerOptions } from "../../testkit.ts";
+import { FakeApiServer, type FakeApiServerOptions, ManualClock } from "../../testkit.ts";
 
 const lwOf = (server: FakeApiServer, namespace = "fx") =>
   resourceListerWatcher(new KubeClient({ server: server.url }), {
@@ -168,22 +168,33 @@ test("catchUp stops at its budget when the watch stalls: not complete, the state
     const first = await catchUp(lwOf(server), { storage, key: "cms" });
     server.create(configMap("late"));
     server.inject({ verb: "watch", fault: { kind: "stall" }, times: 100 });
-    const started = Date.now();
-    const r = await catchUp(lwOf(server), {
+    // On a ManualClock only the test moves time: the real HTTP watch stalls
+    // until the budget, and the budget runs out exactly when the clock says.
+    const clock = new ManualClock();
+    let since = lastSeq(server);
+    let settled = false;
+    const budgeted = catchUp(lwOf(server), {
       storage,
       key: "cms",
       budgetMs: 300,
+      clock,
       onError: () => {},
-    });
+    }).finally(() => (settled = true));
+    await server.waitForRequests((r) => r.verb === "watch", { since }); // the stalled watch
+    await clock.advance(299);
+    assert.equal(settled, false, "not before the budget");
+    await clock.advance(1);
+    const r = await settles(budgeted, "catchUp at its budget");
     assert.equal(r.complete, false);
-    assert.ok(Date.now() - started < 3_000);
     assert.equal(r.resourceVersion, first.resourceVersion, "nothing applied past the checkpoint");
     assert.equal(r.saved?.count, 5);
 
     const ac = new AbortController();
     const reason = new Error("stop");
+    since = lastSeq(server);
     const pending = catchUp(lwOf(server), { storage, key: "cms", signal: ac.signal });
-    setTimeout(() => ac.abort(reason), 50);
+    await server.waitForRequests((r) => r.resource === "configmaps", { since }); // under way
+    ac.abort(reason);
     await assert.rejects(pending, (e) => e === reason);
   });
 });

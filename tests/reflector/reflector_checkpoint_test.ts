@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { configMap, eventually, FAST, requestsOf, storeEqualsServer } from "../_harness.ts";
+import {
+  Changes,
+  configMap,
+  FAST,
+  NotifyingIndexer,
+  requestsOf,
+  settles,
+  storeEqualsServer,
+} from "../_harness.ts";
 import type { KubeObject } from "../../src/api/types.ts";
 import { Indexer } from "../../src/cache/indexer.ts";
 import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
@@ -24,6 +32,8 @@ async function session(
     reflector: Reflector<KubeObject>;
     store: Indexer<KubeObject>;
     errors: { error: unknown; phase: ErrorPhase }[];
+    /** Resolves once store = server, checked after every store write and server change. */
+    converged: () => Promise<void>;
   }) => Promise<void>,
   options: { namespace?: string; reflector?: ReflectorOptions } = {},
 ): Promise<{ errors: { error: unknown; phase: ErrorPhase }[] }> {
@@ -32,7 +42,10 @@ async function session(
     resource: "configmaps",
     namespace: options.namespace ?? "fx",
   });
-  const store = new Indexer<KubeObject>(metaNamespaceKeyFunc);
+  const ac = new AbortController();
+  const changes = new Changes();
+  changes.follow(server, ac.signal);
+  const store = new NotifyingIndexer<KubeObject>(metaNamespaceKeyFunc, {}, changes.notify);
   const errors: { error: unknown; phase: ErrorPhase }[] = [];
   const reflector = new Reflector(lw, store, {
     ...FAST,
@@ -41,10 +54,10 @@ async function session(
     checkpoint: { storage, key: "configmaps" },
     ...options.reflector,
   });
-  const ac = new AbortController();
   const done = reflector.run({ signal: ac.signal });
+  const converged = () => changes.until(() => storeEqualsServer(store, server), "store = server");
   try {
-    await fn({ reflector, store, errors });
+    await fn({ reflector, store, errors, converged });
   } finally {
     ac.abort();
     await done;
@@ -68,12 +81,12 @@ test("a reflector saves its store when it stops; the next one loads it, is synce
     server.update(configMap("cm-1", "fx", { changed: "yes" }));
     server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "cm-2" });
     const before = server.requests.length;
-    await session(server, storage, async ({ reflector, store }) => {
+    await session(server, storage, async ({ reflector, store, converged }) => {
       await reflector.synced;
       assert.equal(reflector.syncedFrom, "checkpoint");
       assert.equal(store.size, 10, "the checkpoint's objects");
       assert.equal(store.getByKey("fx/new"), undefined);
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await converged();
       assert.equal(reflector.syncedFrom, "server", "confirmed by the watch");
       assert.equal(store.getByKey("fx/cm-2"), undefined);
     });
@@ -96,9 +109,9 @@ test("a checkpoint too old for the server (410 on resume) leads to one relist, r
     server.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "fx", name: "cm-4" });
     server.compact();
     const before = server.requests.length;
-    const { errors } = await session(server, storage, async ({ reflector, store }) => {
+    const { errors } = await session(server, storage, async ({ reflector, converged }) => {
       await reflector.synced;
-      await eventually(() => storeEqualsServer(store, server), "store = server");
+      await converged();
       assert.equal(reflector.syncedFrom, "server");
     });
     const lists = requestsOf(server, "list").filter((r) => server.requests.indexOf(r) >= before);
@@ -175,10 +188,15 @@ test("saveCheckpoint saves on request and on a timer; it refuses without the opt
     for (let i = 0; i < 3; i++) server.create(configMap(`cm-${i}`));
     const storage = memoryCheckpointStorage();
     let puts = 0;
+    let thirdPut!: () => void;
+    const threePuts = new Promise<void>((resolve) => (thirdPut = resolve));
     const counting: CheckpointStorage = {
       get: (k, o) => storage.get(k, o),
       delete: (k, o) => storage.delete(k, o),
-      put: (k, d, o) => (puts++, storage.put(k, d, o)),
+      put: (k, d, o) => {
+        if (++puts === 3) thirdPut();
+        return storage.put(k, d, o);
+      },
     };
     await session(server, counting, async ({ reflector }) => {
       await reflector.synced;
@@ -186,7 +204,7 @@ test("saveCheckpoint saves on request and on a timer; it refuses without the opt
       assert.equal(saved.count, 3);
       assert.equal(saved.resourceVersion, reflector.lastSyncResourceVersion);
       assert.ok(saved.bytes > 0);
-      await eventually(() => puts >= 3, "saves on the timer");
+      await settles(threePuts, "saves on the timer"); // the one asked for, then two on the timer
     }, { reflector: { checkpoint: { storage: counting, key: "configmaps", saveIntervalMs: 10 } } });
 
     const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
