@@ -145,6 +145,9 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
   }
 }
 
+/** Added to a watch's timeout to form its idle deadline (the watcher's default grace is 30 s). */
+const CATCH_UP_IDLE_GRACE_MS = 2_000;
+
 /** The reason the budget's signal aborts with. */
 class BudgetExhausted extends Error {
   constructor() {
@@ -153,8 +156,8 @@ class BudgetExhausted extends Error {
 }
 
 /**
- * The watcher's options for catchUp's requests: its clock, handler and
- * watch timeout. Its lists are plain LISTs: a process that runs once cannot
+ * The watcher's options for catchUp's requests: its clock, handler, kind,
+ * watch timeout and a short idle deadline. Its lists are plain LISTs: a process that runs once cannot
  * remember that a server refuses streaming lists, and would pay (and
  * report) the refusal on every run.
  */
@@ -162,7 +165,16 @@ function watcherOptions(
   o: ResolvedCatchUpOptions,
   report: (err: unknown, phase: ErrorPhase) => void,
 ): ResolvedWatcherOptions {
-  const options = { clock: o.clock, random: o.random, onError: report, useStreamingList: false };
+  const options = {
+    clock: o.clock,
+    random: o.random,
+    onError: report,
+    useStreamingList: false,
+    expectedKind: o.expectedKind,
+    // a watch the server holds for watchTimeoutSeconds that stays silent
+    // longer than this is a dead connection: cut well within the budget
+    idleGraceMs: CATCH_UP_IDLE_GRACE_MS,
+  };
   return {
     ...resolveWatcherOptions(options, "catchUp"),
     watchTimeoutSeconds: o.watchTimeoutSeconds,

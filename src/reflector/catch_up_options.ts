@@ -33,6 +33,12 @@ export interface CatchUpOptions {
    * soon. Default: `3`.
    */
   watchTimeoutSeconds?: number;
+  /**
+   * The kind of the objects (`"ConfigMap"`): objects of another kind, and
+   * a list of another kind, are reported and left out, as the reflector's
+   * option of the same name does. Default: none (not checked).
+   */
+  expectedKind?: string;
   /** Receives the errors that were handled (a checkpoint ignored, a watch retried). Default: `console.warn`. */
   onError?: ErrorHandler;
   /** Aborts: `catchUp` rejects with `signal.reason` and saves nothing. */
@@ -121,6 +127,7 @@ export interface ResolvedCatchUpOptions {
   budgetMs: number;
   saveTimeoutMs: number;
   watchTimeoutSeconds: number;
+  expectedKind?: string;
   onError: ErrorHandler;
   signal?: AbortSignal;
   clock: Clock;
@@ -173,6 +180,7 @@ export function resolveCatchUpOptions(options: CatchUpOptions): ResolvedCatchUpO
     budgetMs: ms("budgetMs", o.budgetMs, D.budgetMs),
     saveTimeoutMs: ms("saveTimeoutMs", o.saveTimeoutMs, D.saveTimeoutMs),
     watchTimeoutSeconds,
+    expectedKind: o.expectedKind,
     onError: o.onError ??
       ((err: unknown, phase: string) =>
         console.warn(

@@ -14,6 +14,7 @@ import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
 import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import { UnexpectedKindError, WatchIdleTimeoutError } from "../../src/api/errors.ts";
 import { RequestRefusedError } from "../../src/api/request_refused_error.ts";
 import type { KubeObject, WatchEvent } from "../../src/api/types.ts";
 import type { WatchOptions } from "../../src/transport/lister_watcher.ts";
@@ -379,4 +380,30 @@ test("catchUp: a distrusted checkpoint (ahead of the server) is not returned as 
     "50",
     "left as it was",
   );
+});
+
+test("catchUp: a watch that goes silent (half-open) is cut after its timeout + 2 s, reported, and watched again within the budget", async () => {
+  const t = await setup("8");
+  t.lw.onWatch = (o, n) => n === 0 ? events([], o) : events([bookmark("10")], o);
+  const r = t.run({ budgetMs: 10_000 });
+  await t.clock.advance(4_999);
+  assert.equal(t.lw.of("watch").length, 1);
+  await t.clock.advance(1 + 2_000); // the deadline, then the reconnect backoff (jitter 0: 800 ms)
+  await r.promise;
+  assert.equal(r.result?.complete, true);
+  assert.equal(t.lw.of("watch").length, 2);
+  assert.ok(t.errors.some((e) => e.error instanceof WatchIdleTimeoutError));
+});
+
+test("catchUp with expectedKind: an object of another kind is reported and left out, never returned or saved", async () => {
+  const t = await setup("8");
+  const secret = { ...cm("s", "9"), kind: "Secret" };
+  t.lw.onWatch = (o) => events([ev("ADDED", secret), ev("ADDED", cm("c", "10"))], o);
+  const r = t.run({ expectedKind: "ConfigMap" });
+  await t.clock.advance(0);
+  await r.promise;
+  assert.deepEqual([...r.result!.objects.keys()].sort(), ["ns/a", "ns/b", "ns/c"]);
+  assert.ok(t.errors.some((e) => e.error instanceof UnexpectedKindError));
+  const saved = await loadCheckpoint(t.storage, "k", identity);
+  assert.ok(!saved?.items.some((i) => i.kind === "Secret"));
 });
