@@ -163,7 +163,12 @@ export interface Wait {
   seq: number;
 }
 
-/** Polls `cond` every 5 ms until it holds; fails after `timeoutMs`. */
+/**
+ * Polls `cond` every 5 ms until it holds; fails after `timeoutMs`. Prefer a
+ * wait woken by what it waits for: `Running.until`/`converged`, a
+ * `Changes`, the server's `waitFor`/`waitForRequests`/`waitForWatch`, or a
+ * promise resolved by the callback that makes the condition true.
+ */
 export async function eventually(
   cond: () => boolean,
   what: string,
@@ -200,7 +205,7 @@ export interface Running {
   server: FakeApiServer;
   store: NotifyingIndexer<KubeObject>;
   reflector: Reflector<KubeObject>;
-  errors: Array<{ error: unknown; phase: ErrorPhase; at: number }>;
+  errors: Array<{ error: unknown; phase: ErrorPhase }>;
   done: Promise<void>;
   abort: AbortController;
   client: KubeClient;
@@ -257,7 +262,7 @@ export async function withReflector(
       expectedKind: "ConfigMap",
       ...FAST,
       onError: (error, phase) => {
-        errors.push({ error, phase, at: Date.now() });
+        errors.push({ error, phase });
         changes.notify();
       },
       ...options.reflector,
@@ -342,7 +347,11 @@ export function requestsAtLeast(
  * not settled within `timeoutMs` (a guard against a hang, not a measure of
  * speed).
  */
-export async function settles<T>(promise: Promise<T>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function settles<T>(
+  promise: Promise<T>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
     return await Promise.race([

@@ -1,5 +1,5 @@
 // The smoke test's tiny runner: named checks with one line of output each,
-// polling without leftover timers, and the paths of the built npm package.
+// and the paths of the built npm package.
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,13 +34,4 @@ export async function check(name, fn) {
 /** Throws `message` unless `cond`. */
 export function expect(cond, message) {
   if (!cond) throw new Error(message);
-}
-
-/** Polls `cond` every 5 ms until it holds; throws after `timeoutMs`. */
-export async function eventually(cond, what, timeoutMs = 5_000) {
-  const start = Date.now();
-  while (!cond()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

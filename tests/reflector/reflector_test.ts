@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import {
-  configMap,
-  requestsAtLeast,
-  requestsOf,
-  settles,
-  withReflector,
-} from "../_harness.ts";
+import { configMap, requestsAtLeast, requestsOf, settles, withReflector } from "../_harness.ts";
 import { cm, ScriptedListerWatcher } from "./_scripted_lister_watcher.ts";
 import { ManualClock } from "../../testkit.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";

@@ -132,13 +132,16 @@ test("connection refused while the server is down: back off with growing spread,
 });
 
 test("a connection reset mid-watch is a network error, then a rewatch from the last RV without relist", async () => {
-  await withReflector({}, async ({ server, reflector, errors, until, converged }) => {
+  await withReflector({}, async ({ server, store, reflector, errors, until, converged }) => {
     await reflector.synced;
     await server.waitForWatch();
     server.inject({ verb: "watch", fault: { kind: "reset", afterEvents: 2 } });
     server.endWatches();
-    await requestsAtLeast(server, "watch", 2); // the watch to reset
-    for (let i = 0; i < 4; i++) server.create(configMap(`r-${i}`));
+    await server.waitForWatch({ count: 2 }); // the watch to reset
+    // its first event through, then the second and the reset (mid-stream, not at its start)
+    server.create(configMap("r-0"));
+    await until(() => store.getByKey("fx/r-0") !== undefined, "the first event through");
+    for (let i = 1; i < 4; i++) server.create(configMap(`r-${i}`));
     await until(() => errors.some((e) => e.error instanceof KubeNetworkError), "a network error");
     await converged();
     assert.equal(requestsOf(server, "list").length, 1, "no relist");
