@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { readFile, writeFile } from "node:fs/promises";
+import { access, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execCredentialProvider, KubeConfigError, loadKubeConfig } from "../../kubeconfig.ts";
@@ -149,21 +150,26 @@ test("an aborted caller stops waiting at once while the shared plugin run comple
   }));
 
 test("an exec plugin that hangs (even with a child holding its stdout) fails at timeoutMs", async () => {
-  const provider = execCredentialProvider(
-    {
-      apiVersion: "client.authentication.k8s.io/v1",
-      command: "sh",
-      args: ["-c", "sleep 2; echo"],
-      interactiveMode: "Never",
-    },
-    { timeoutMs: 300, field: "users[me].user.exec", stderr: "ignore" },
-  );
-  const t0 = Date.now();
-  const err = await Promise.resolve(provider({ refresh: false })).catch((e) => e);
-  assert.ok(err instanceof KubeConfigError, String(err));
-  assert.match(err.message, /did not answer within 300 ms/);
-  assert.ok(Date.now() - t0 < 1_500, `settled after ${Date.now() - t0} ms`);
-  await new Promise((r) => setTimeout(r, 2_200)); // let the orphaned `sleep` end before the sanitizers look
+  const dir = await mkdtemp(join(tmpdir(), "kube-reflector-exec-"));
+  const answered = join(dir, "answered"); // the plugin's last act, 2 s in
+  try {
+    const provider = execCredentialProvider(
+      {
+        apiVersion: "client.authentication.k8s.io/v1",
+        command: "sh",
+        args: ["-c", `sleep 2; touch '${answered}'; echo`],
+        interactiveMode: "Never",
+      },
+      { timeoutMs: 300, field: "users[me].user.exec", stderr: "ignore" },
+    );
+    const err = await Promise.resolve(provider({ refresh: false })).catch((e) => e);
+    assert.ok(err instanceof KubeConfigError, String(err));
+    assert.match(err.message, /did not answer within 300 ms/);
+    await assert.rejects(access(answered), "settled before the plugin would have answered");
+    await new Promise((r) => setTimeout(r, 2_200)); // let the orphaned `sleep` end before the sanitizers look
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test("an exec plugin's stderr can be handed to a function as text (and a throwing one is ignored)", () =>

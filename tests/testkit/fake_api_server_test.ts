@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { FakeApiServer } from "../../testkit.ts";
 import { test } from "../_test.ts";
+import { settles } from "../_harness.ts";
 import { configMap, LineReader, withServer } from "./_helpers.ts";
 
 const FX = "/api/v1/namespaces/fx/configmaps";
@@ -183,11 +184,13 @@ test("goDown refuses connections and comeUp listens on the same port; refuseConn
     await ok.body?.cancel();
     assert.equal(ok.status, 200);
 
-    const started = Date.now();
     const back = server.refuseConnections(100);
+    // A 100 ms timer started now fires before the server's, started once it is down.
+    const upAt100 = new Promise<boolean>((r) => setTimeout(() => r(server.isUp), 100));
     await assert.rejects(fetch(`${server.url}${FX}`), TypeError);
+    assert.equal(await upAt100, false, "still down 100 ms after");
     await back;
-    assert.ok(Date.now() - started >= 90);
+    assert.equal(server.isUp, true);
     const again = await fetch(`${server.url}${FX}`);
     await again.body?.cancel();
     assert.equal(again.status, 200);
@@ -206,20 +209,24 @@ test("close stops watches, stalled responses, delayed lists, outage timers and w
   const delayed = fetch(`${server.url}${FX}?resourceVersion=999`).then((r) => r.text(), (e) => e);
   await server.waitForRequests((r) => r.query.get("resourceVersion") === "999");
   const waiting = server.waitForWatch({ count: 99, timeoutMs: 60_000 });
-  const started = Date.now();
-  await server.close();
-  await server.close();
-  await assert.rejects(waiting, /closed/);
-  assert.ok((await delayed) instanceof TypeError, "the delayed list is cut");
-  await assert.rejects(watch.text(), TypeError);
-  await assert.rejects(stalled.text(), TypeError);
-  await assert.rejects(chunking.next(), TypeError, "cut mid-event");
-  await chunking.cancel();
-  assert.ok(Date.now() - started < 1_000);
+  // Left alone, the wait and the delayed list would take 60 s, the rest forever.
+  await settles(
+    (async () => {
+      await server.close();
+      await server.close();
+      await assert.rejects(waiting, /closed/);
+      assert.ok((await delayed) instanceof TypeError, "the delayed list is cut");
+      await assert.rejects(watch.text(), TypeError);
+      await assert.rejects(stalled.text(), TypeError);
+      await assert.rejects(chunking.next(), TypeError, "cut mid-event");
+      await chunking.cancel();
+    })(),
+    "close() cutting every one of them",
+  );
 
   const other = await FakeApiServer.start();
   const outage = other.refuseConnections(60_000);
   await other.close();
-  await outage;
+  await settles(outage, "close() cutting a 60 s outage");
   await assert.rejects(FakeApiServer.start({ historySize: -1 }), RangeError);
 });
