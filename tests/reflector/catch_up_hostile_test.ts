@@ -31,7 +31,12 @@ import {
 import { BAD_LISTS, enc, isStatusError, NO_WATCH, POISON } from "./_catch_up_hostile_attacks.ts";
 import { cm, ev, events, ScriptedListerWatcher } from "./_scripted_lister_watcher.ts";
 import { startHttpServer } from "../transport/_http_server.ts";
-import { KubeNetworkError, ShortWatchError } from "../../src/api/errors.ts";
+import {
+  KubeNetworkError,
+  ShortWatchError,
+  UnexpectedKindError,
+  WatchIdleTimeoutError,
+} from "../../src/api/errors.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { MalformedResponseError } from "../../src/api/malformed_response_error.ts";
 import type { WatchEvent } from "../../src/api/types.ts";
@@ -315,6 +320,68 @@ test("catchUp: null, number and array list items in the relist are reported and 
 });
 
 // ---------------------------------------------------------------------------
+// Objects and lists of the wrong kind (with expectedKind)
+// ---------------------------------------------------------------------------
+
+const secret = (rv: string) => ({
+  kind: "Secret",
+  apiVersion: "v1",
+  metadata: { name: "s", namespace: NS, resourceVersion: rv },
+});
+
+test("catchUp with expectedKind: a Secret event on the ConfigMap watch is reported (UnexpectedKindError) and never returned or saved: complete, objects = server", async () => {
+  await withCheckpointedServer({}, async (h) => {
+    const before = h.checkpoint;
+    h.server.inject({
+      verb: "watch",
+      resource: "configmaps",
+      fault: {
+        kind: "raw",
+        data: JSON.stringify({ type: "ADDED", object: secret(h.server.resourceVersion) }) + "\n",
+        then: "continue",
+      },
+    });
+    const out = await h.run({ expectedKind: "ConfigMap" });
+    await assertHonest(h, before, out, BOUND);
+    assert.ok(out.errors.some((e) => e.error instanceof UnexpectedKindError), "reported");
+    assert.equal(out.result?.objects.has("fx/s"), false, "not returned");
+    assert.equal(out.result?.complete, true);
+    assert.deepEqual(versions(out.result!.objects.values()), h.serverObjects());
+  });
+});
+
+test("catchUp with expectedKind: a SecretList answering the relist after a 410 is reported and not taken for the ConfigMaps; the next relist is: complete, objects = server", async () => {
+  await withCheckpointedServer({}, async (h) => {
+    const before = h.checkpoint;
+    const body = JSON.stringify({
+      kind: "SecretList",
+      apiVersion: "v1",
+      metadata: { resourceVersion: h.server.resourceVersion },
+      items: [secret(h.server.resourceVersion)],
+    });
+    h.server.inject({
+      verb: "list",
+      resource: "configmaps",
+      times: 1,
+      fault: { kind: "chunked", chunkSize: 1 << 20 },
+    });
+    h.server.inject({ verb: "list", resource: "configmaps", fault: { kind: "raw", data: body } });
+    h.server.inject({
+      verb: "watch",
+      resource: "configmaps",
+      fault: { kind: "status", code: 410 },
+    });
+    const out = await h.run({ expectedKind: "ConfigMap" });
+    await assertHonest(h, before, out, BOUND);
+    assert.ok(out.errors.some((e) => e.error instanceof UnexpectedKindError), "reported");
+    assert.equal(out.result?.objects.has("fx/s"), false, "not returned");
+    assert.equal(out.result?.complete, true);
+    assert.equal(out.result?.listed, "expired");
+    assert.deepEqual(versions(out.result!.objects.values()), h.serverObjects());
+  });
+});
+
+// ---------------------------------------------------------------------------
 // Stalls and slowloris on real HTTP: the budget bounds them
 // ---------------------------------------------------------------------------
 
@@ -585,16 +652,31 @@ test("catchUp on fake time: a watch that ends at once with nothing, every time, 
   await t.assertSavedAsReturned(r.result!);
 });
 
-test("catchUp on fake time: a watch that opens and says nothing ends at exactly the budget: complete: false, the checkpoint saved as it was", async () => {
+test("catchUp on fake time: a watch that opens and says nothing ends at exactly a budget shorter than its idle deadline: complete: false, the checkpoint saved as it was", async () => {
   const t = await scripted();
-  const r = t.run({ budgetMs: 5_000 });
-  await t.clock.advance(4_999);
+  const r = t.run({ budgetMs: 4_000 }); // the idle deadline: 3 s watches + 2 s
+  await t.clock.advance(3_999);
   assert.equal(r.settled, false);
   await t.clock.advance(1);
   await r.promise;
   assert.equal(r.result?.complete, false);
   assert.equal(r.result?.resourceVersion, "8");
   assert.equal(t.lw.of("watch").length, 1);
+  await t.assertSavedAsReturned(r.result!);
+});
+
+test("catchUp on fake time: a watch that stalls (a half-open connection) is cut by its idle deadline, reported, and rewatched within the default budget: complete", async () => {
+  const t = await scripted();
+  t.lw.onWatch = (o, n) => events(n === 0 ? [] : [ev("MODIFIED", cm("b", "10", { v: "2" }))], o);
+  const r = t.run(); // the default budget, 10 s
+  await t.clock.advance(10_000);
+  await r.promise;
+  assert.ok(t.errors.some((e) => e.error instanceof WatchIdleTimeoutError), "reported");
+  assert.equal(t.lw.of("watch").length, 2, "rewatched");
+  assert.ok(t.lw.of("watch").every((c) => c.rv === "8"));
+  assert.equal(r.result?.complete, true);
+  assert.equal(r.result?.listed, undefined);
+  assert.deepEqual(changes(r.result!), ["update ns/b"]);
   await t.assertSavedAsReturned(r.result!);
 });
 
