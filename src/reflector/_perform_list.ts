@@ -159,7 +159,11 @@ function checkList<T extends KubeObjectLike>(result: ListResult<T>): ListResult<
   return result;
 }
 
-function checkListKind(result: ListResult<KubeObjectLike>, expected: string | undefined): void {
+/** A list of another kind than `${expected}List` is an {@linkcode UnexpectedKindError}. */
+export function checkListKind(
+  result: { kind?: unknown },
+  expected: string | undefined,
+): void {
   if (!expected || !result.kind || result.kind === "List") return;
   if (result.kind === "PartialObjectMetadataList") return; // metadataOnly: see kindMatches
   if (result.kind !== `${expected}List`) {

@@ -24,6 +24,7 @@ import {
   resolveCatchUpOptions,
   type ResolvedCatchUpOptions,
 } from "./catch_up_options.ts";
+import { checkListKind } from "./_perform_list.ts";
 import { waitMs, type WatcherEvent, watchResolved } from "./watcher.ts";
 import type { ErrorPhase, RelistReason } from "./watcher_options.ts";
 
@@ -213,6 +214,7 @@ async function readTarget<T extends KubeObjectLike>(
     let err: unknown;
     try {
       const page = await abortable(lw.list({ resourceVersion: "", limit: 1, signal }), signal);
+      checkListKind(page ?? {}, wo.expectedKind); // another resource's version is no target
       const rv = page?.metadata?.resourceVersion;
       if (typeof rv === "string" && rv !== "") return rv;
       err = new MalformedResponseError("list", "metadata.resourceVersion is missing");

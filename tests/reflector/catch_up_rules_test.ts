@@ -407,3 +407,19 @@ test("catchUp with expectedKind: an object of another kind is reported and left 
   const saved = await loadCheckpoint(t.storage, "k", identity);
   assert.ok(!saved?.items.some((i) => i.kind === "Secret"));
 });
+
+test("catchUp with expectedKind: a target read answered with a list of another kind is not taken for the target (reported, read again)", async () => {
+  const t = await setup("8");
+  let reads = 0;
+  t.lw.onList = () =>
+    reads++ === 0
+      ? { kind: "SecretList", metadata: { resourceVersion: "99" }, items: [] }
+      : { kind: "ConfigMapList", metadata: { resourceVersion: "10" }, items: [] };
+  t.lw.onWatch = (o) => events([bookmark("10")], o);
+  const r = t.run({ expectedKind: "ConfigMap" });
+  await t.clock.advance(800);
+  await r.promise;
+  assert.equal(r.result?.target, "10");
+  assert.equal(r.result?.complete, true);
+  assert.ok(t.errors.some((e) => e.error instanceof UnexpectedKindError));
+});
