@@ -6,16 +6,14 @@
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { MalformedResponseError } from "../api/malformed_response_error.ts";
 import { abortable } from "../async/_abortable.ts";
-import { childAbortController, delay } from "../async/_async.ts";
+import { childAbortController } from "../async/_async.ts";
 import { CheckpointError } from "../checkpoint/checkpoint_error.ts";
 import { loadCheckpoint, type LoadedCheckpoint } from "../checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
 import { CatchUpState, versionOf } from "./_catch_up_state.ts";
-import { failureKind, retryAfterOf } from "./_failure_kind.ts";
 import { type ResolvedWatcherOptions, resolveWatcherOptions } from "./_resolve_watcher_options.ts";
-import { type MachineState, next } from "./_watch_machine.ts";
 import { CatchUpBudgetError } from "./catch_up_budget_error.ts";
 import {
   type CatchUpListReason,
@@ -25,7 +23,8 @@ import {
   type ResolvedCatchUpOptions,
 } from "./catch_up_options.ts";
 import { checkListKind } from "./_perform_list.ts";
-import { waitMs, type WatcherEvent, watchResolved } from "./watcher.ts";
+import { retriedRead } from "./_retried_read.ts";
+import { type WatcherEvent, watchResolved } from "./watcher.ts";
 import type { ErrorPhase, RelistReason } from "./watcher_options.ts";
 
 /**
@@ -114,7 +113,7 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
     const wo = watcherOptions(o, report);
     const identity = o.identity ?? await identityOf(lw, budget.signal);
     stage = "the target version";
-    const target = await readTarget(lw, wo, budget.signal, report);
+    const target = await readTarget(lw, wo, budget.signal);
     stage = "the checkpoint";
     const { state, goal } = await load<T>(o, identity, target, budget.signal, report);
     await catchUpTo(lw, wo, state, goal, budget.signal, report);
@@ -198,36 +197,22 @@ function identityOf<T extends KubeObjectLike>(
 }
 
 /**
- * The current version: a consistent `limit=1` list, retried as the watcher
- * retries a failed list (the recovery rules' wait, `Retry-After` honoured)
- * until it answers or `signal` aborts.
+ * The current version: a consistent `limit=1` list (of the expected kind),
+ * retried as the watcher retries a failed list until it answers or
+ * `signal` aborts.
  */
-async function readTarget<T extends KubeObjectLike>(
+function readTarget<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
   wo: ResolvedWatcherOptions,
   signal: AbortSignal,
-  report: (err: unknown, phase: ErrorPhase) => void,
 ): Promise<string> {
-  let state: MachineState = { phase: { kind: "list", rv: "" }, streaming: false };
-  const limits = { shortWatchMs: wo.shortWatchMs, streamingListAttempts: 1 };
-  while (true) {
-    let err: unknown;
-    try {
-      const page = await abortable(lw.list({ resourceVersion: "", limit: 1, signal }), signal);
-      checkListKind(page ?? {}, wo.expectedKind); // another resource's version is no target
-      const rv = page?.metadata?.resourceVersion;
-      if (typeof rv === "string" && rv !== "") return rv;
-      err = new MalformedResponseError("list", "metadata.resourceVersion is missing");
-    } catch (caught) {
-      if (signal.aborted) throw signal.reason;
-      err = caught;
-    }
-    report(err, "list");
-    const failure = failureKind(err);
-    const t = next(state, { kind: "failed", failure, rv: "", events: 0, durationMs: 0 }, limits);
-    state = t.state;
-    await delay(waitMs(wo, t.wait, retryAfterOf(err)), signal, wo.clock);
-  }
+  return retriedRead(wo, signal, async () => {
+    const page = await abortable(lw.list({ resourceVersion: "", limit: 1, signal }), signal);
+    checkListKind(page ?? {}, wo.expectedKind); // another resource's version is no target
+    const rv = page?.metadata?.resourceVersion;
+    if (typeof rv === "string" && rv !== "") return rv;
+    throw new MalformedResponseError("list", "metadata.resourceVersion is missing");
+  });
 }
 
 /**
@@ -296,7 +281,7 @@ async function catchUpTo<T extends KubeObjectLike>(
     if (end === "no-proof") {
       // Reading the target again brings the watch cache up to date: if the
       // cluster has moved on, the next watch's bookmark is past the goal.
-      const again = await readTarget(lw, wo, signal, report).catch(() => undefined);
+      const again = await readTarget(lw, wo, signal).catch(() => undefined);
       if (again === undefined) return; // the budget ran out: stop where it is
       const moved = versionOf(again);
       if (moved !== undefined && moved > goal) {
