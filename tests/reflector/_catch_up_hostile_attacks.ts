@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { BAD_LIST_BODIES, isStatusError, STATUS_FAILURE } from "./_bad_list_bodies.ts";
 import assert from "node:assert/strict";
 import { configMap } from "../_harness.ts";
 import { NS } from "./_catch_up_hostile_harness.ts";
@@ -13,15 +14,14 @@ import {
   WatchDecodeError,
   type WatchDecodeProblem,
 } from "../../src/api/errors.ts";
-import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import type { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { MalformedResponseError } from "../../src/api/malformed_response_error.ts";
 import { RequestRefusedError } from "../../src/api/request_refused_error.ts";
 import type { Fault } from "../../testkit.ts";
 
 export const isDecodeError = (problem: WatchDecodeProblem) => (e: unknown) =>
   e instanceof WatchDecodeError && e.problem === problem;
-export const isStatusError = (code: number, message?: RegExp) => (e: unknown) =>
-  e instanceof KubeStatusError && e.code === code && (!message || message.test(e.message));
+export { isStatusError };
 
 export const BIG_LINE = (() => {
   const object = { ...configMap("huge", NS), data: { blob: "x".repeat(6_000) } };
@@ -154,16 +154,7 @@ export const NO_WATCH: Array<{
   },
 ];
 
-export const STATUS_FAILURE = JSON.stringify({
-  kind: "Status",
-  apiVersion: "v1",
-  metadata: {},
-  status: "Failure",
-  message: "etcdserver: request timed out",
-  reason: "InternalError",
-  details: { causes: [{ message: "etcdserver: request timed out" }] },
-  code: 500,
-});
+export { STATUS_FAILURE };
 
 export const BAD_LISTS: Array<{ name: string; fault: Fault; expected: (e: unknown) => boolean }> = [
   {
@@ -176,54 +167,7 @@ export const BAD_LISTS: Array<{ name: string; fault: Fault; expected: (e: unknow
     fault: { kind: "status", code: 429, body: "text", retryAfter: "soon" },
     expected: (e) => isStatusError(429)(e) && (e as KubeStatusError).retryAfterMs === undefined,
   },
-  {
-    name: "an HTML page with status 200",
-    fault: {
-      kind: "raw",
-      data: "<html><head><title>Login</title></head><body>Sign in</body></html>\n",
-    },
-    expected: isStatusError(200, /not valid JSON/),
-  },
-  {
-    name: "an empty 200 body",
-    fault: { kind: "raw", data: "" },
-    expected: isStatusError(200, /not valid JSON/),
-  },
-  {
-    name: "`[]` as the list body",
-    fault: { kind: "raw", data: "[]" },
-    expected: isStatusError(200, /not a Kubernetes list/),
-  },
-  {
-    name: "a Status with status Failure as the 200 list body",
-    fault: { kind: "raw", data: STATUS_FAILURE },
-    expected: (e) =>
-      isStatusError(500, /etcdserver: request timed out/)(e) &&
-      (e as KubeStatusError).reason === "InternalError",
-  },
-  {
-    name: "a list whose metadata.resourceVersion is a number",
-    fault: {
-      kind: "raw",
-      data:
-        '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":12},"items":[]}',
-    },
-    expected: isStatusError(200, /resourceVersion is not a string/),
-  },
-  {
-    name: "a list without metadata.resourceVersion",
-    fault: {
-      kind: "raw",
-      data: '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[]}',
-    },
-    expected: (e) =>
-      e instanceof MalformedResponseError || isStatusError(200, /resourceVersion/)(e),
-  },
-  {
-    name: "a truncated list body",
-    fault: { kind: "close" },
-    expected: isStatusError(200, /not valid JSON \(truncated/),
-  },
+  ...BAD_LIST_BODIES,
   {
     name: "a list body that is not valid UTF-8",
     fault: {

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { BAD_LIST_BODIES, isStatusError, STATUS_FAILURE } from "./_bad_list_bodies.ts";
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import {
@@ -27,7 +28,7 @@ import {
   WatchDecodeError,
   type WatchDecodeProblem,
 } from "../../src/api/errors.ts";
-import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import type { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { MalformedResponseError } from "../../src/api/malformed_response_error.ts";
 import type { KubeObject } from "../../src/api/types.ts";
 import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
@@ -192,11 +193,6 @@ function errorsWhere(h: Hostile, pred: (error: unknown) => boolean): unknown[] {
 
 function isDecodeError(problem: WatchDecodeProblem): (e: unknown) => boolean {
   return (e) => e instanceof WatchDecodeError && e.problem === problem;
-}
-
-function isStatusError(code: number, message?: RegExp): (e: unknown) => boolean {
-  return (e) =>
-    e instanceof KubeStatusError && e.code === code && (!message || message.test(e.message));
 }
 
 /** A ConfigMap watch event of about `bytes` bytes, valid JSON. */
@@ -408,68 +404,7 @@ test("500 with a plain-text body on every list: KubeStatusError, not synced, rel
 // 200 list bodies that are not lists, on a relist
 // ---------------------------------------------------------------------------
 
-const STATUS_FAILURE = JSON.stringify({
-  kind: "Status",
-  apiVersion: "v1",
-  metadata: {},
-  status: "Failure",
-  message: "etcdserver: request timed out",
-  reason: "InternalError",
-  details: { causes: [{ message: "etcdserver: request timed out" }] },
-  code: 500,
-});
-
-const BAD_LISTS: Array<{ name: string; fault: Fault; expected: (e: unknown) => boolean }> = [
-  {
-    name: "an HTML page with status 200",
-    fault: {
-      kind: "raw",
-      data: "<html><head><title>Login</title></head><body>Sign in</body></html>\n",
-    },
-    expected: isStatusError(200, /not valid JSON/),
-  },
-  {
-    name: "an empty 200 body",
-    fault: { kind: "raw", data: "" },
-    expected: isStatusError(200, /not valid JSON/),
-  },
-  {
-    name: "`[]` as the list body",
-    fault: { kind: "raw", data: "[]" },
-    expected: isStatusError(200, /not a Kubernetes list/),
-  },
-  {
-    name: "a Status with status Failure as the 200 list body",
-    fault: { kind: "raw", data: STATUS_FAILURE },
-    expected: (e) =>
-      isStatusError(500, /etcdserver: request timed out/)(e) &&
-      (e as KubeStatusError).reason === "InternalError",
-  },
-  {
-    name: "a list whose metadata.resourceVersion is a number",
-    fault: {
-      kind: "raw",
-      data:
-        '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":12},"items":[]}',
-    },
-    expected: isStatusError(200, /resourceVersion is not a string/),
-  },
-  {
-    name: "a list without metadata.resourceVersion",
-    fault: {
-      kind: "raw",
-      data: '{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[]}',
-    },
-    expected: (e) =>
-      e instanceof MalformedResponseError ||
-      isStatusError(200, /resourceVersion/)(e),
-  },
-  {
-    name: "a truncated list body",
-    fault: { kind: "close" }, // half the real body, then a clean end
-    expected: isStatusError(200, /not valid JSON \(truncated/),
-  },
-];
+const BAD_LISTS = BAD_LIST_BODIES;
 
 for (const { name, fault, expected } of BAD_LISTS) {
   test(`${name} on a relist: a typed error, the store keeps its objects, relisted after the backoff, store = server once healed`, async () => {
