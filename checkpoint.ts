@@ -57,8 +57,21 @@ export { type CheckpointIdentity, identityMismatch } from "./src/checkpoint/chec
 export type { ResourceIdentity } from "./src/transport/resource_identity.ts";
 export { clusterIdentity } from "./src/checkpoint/cluster_identity.ts";
 export { CheckpointError, type CheckpointErrorReason } from "./src/checkpoint/checkpoint_error.ts";
-export { type CheckpointData, saveCheckpoint } from "./src/checkpoint/save_checkpoint.ts";
-export { loadCheckpoint, type LoadedCheckpoint } from "./src/checkpoint/load_checkpoint.ts";
+export {
+  type CheckpointData,
+  saveCheckpoint,
+  type SavedCheckpoint,
+} from "./src/checkpoint/save_checkpoint.ts";
+export {
+  CHECKPOINT_DEFAULTS,
+  type SaveCheckpointOptions,
+} from "./src/checkpoint/save_checkpoint_options.ts";
+export {
+  type LoadCheckpointOptions,
+  loadCheckpoint,
+  type LoadedCheckpoint,
+  type LoadedPartial,
+} from "./src/checkpoint/load_checkpoint.ts";
 export { memoryCheckpointStorage } from "./src/checkpoint/memory_checkpoint_storage.ts";
 export {
   type KeyValueNamespaceLike,

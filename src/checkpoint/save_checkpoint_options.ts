@@ -1,0 +1,95 @@
+/**
+ * Options of `saveCheckpoint`, and their one source of defaults.
+ *
+ * @module
+ */
+
+/** Options of {@linkcode saveCheckpoint}. */
+export interface SaveCheckpointOptions {
+  /** Aborts the save: it rejects with `signal.reason` (the previous checkpoint stays). */
+  signal?: AbortSignal;
+  /**
+   * The most log pieces a checkpoint keeps before its log is compacted into
+   * a new snapshot (each is a value to read on load). At least 1.
+   * Default: `16`.
+   */
+  maxLogEntries?: number;
+  /**
+   * The log is compacted into a new snapshot once its bytes pass this
+   * share of the snapshot's (so a load reads at most this much more than
+   * the snapshot, and writes stay proportional to the changes: a snapshot
+   * of N bytes is rewritten after about this times N bytes of changes).
+   * Above 0. Default: `0.5`.
+   */
+  maxLogRatio?: number;
+  /**
+   * With no change, the head is rewritten (a few hundred bytes, the new
+   * version) only when it is older than this, in ms; otherwise nothing is
+   * written. A checkpoint whose version falls out of the server's watch
+   * window costs a full list on the next run; kube-apiserver 1.27+ keeps at
+   * least 75 s of events in its watch cache, so a version at most 60 s old
+   * is always in it. `0` rewrites it on every save that moved the version.
+   * Default: `60_000`.
+   */
+  versionMarkerIntervalMs?: number;
+  /** The current time in ms since the epoch (stamped in the head, and for the interval above). Default: `Date.now`. */
+  now?: () => number;
+}
+
+/** Every default of {@linkcode SaveCheckpointOptions}, in one frozen object. */
+export const CHECKPOINT_DEFAULTS: Readonly<{
+  /** The most log pieces before compaction. */
+  maxLogEntries: number;
+  /** The log's bytes, as a share of the snapshot's, that cause compaction. */
+  maxLogRatio: number;
+  /** The age of the head, in ms, past which a save with no change rewrites it. */
+  versionMarkerIntervalMs: number;
+}> = Object.freeze({ maxLogEntries: 16, maxLogRatio: 0.5, versionMarkerIntervalMs: 60_000 });
+
+/** {@linkcode SaveCheckpointOptions} validated, with every default filled in. */
+export interface ResolvedSaveCheckpointOptions {
+  signal?: AbortSignal;
+  maxLogEntries: number;
+  maxLogRatio: number;
+  versionMarkerIntervalMs: number;
+  now: () => number;
+}
+
+/**
+ * Validates the options of `saveCheckpoint` and fills in defaults.
+ *
+ * @throws {RangeError} a limit out of range.
+ * @throws {TypeError} `now` that is not a function.
+ */
+export function resolveSaveCheckpointOptions(
+  options: SaveCheckpointOptions = {},
+): ResolvedSaveCheckpointOptions {
+  const o = options ?? {};
+  const D = CHECKPOINT_DEFAULTS;
+  const maxLogEntries = o.maxLogEntries ?? D.maxLogEntries;
+  if (!Number.isSafeInteger(maxLogEntries) || maxLogEntries < 1 || maxLogEntries > 10_000) {
+    throw new RangeError(
+      `saveCheckpoint: maxLogEntries must be an integer in [1, 10000], got ${maxLogEntries}`,
+    );
+  }
+  const maxLogRatio = o.maxLogRatio ?? D.maxLogRatio;
+  if (typeof maxLogRatio !== "number" || !(maxLogRatio > 0) || !Number.isFinite(maxLogRatio)) {
+    throw new RangeError(`saveCheckpoint: maxLogRatio must be a finite number above 0, got ${maxLogRatio}`);
+  }
+  const interval = o.versionMarkerIntervalMs ?? D.versionMarkerIntervalMs;
+  if (typeof interval !== "number" || !Number.isFinite(interval) || interval < 0) {
+    throw new RangeError(
+      `saveCheckpoint: versionMarkerIntervalMs must be a finite number >= 0, got ${interval}`,
+    );
+  }
+  if (o.now !== undefined && typeof o.now !== "function") {
+    throw new TypeError("saveCheckpoint: now must be a function");
+  }
+  return {
+    signal: o.signal,
+    maxLogEntries,
+    maxLogRatio,
+    versionMarkerIntervalMs: interval,
+    now: o.now ?? Date.now,
+  };
+}
