@@ -12,21 +12,32 @@
  * `items` are the keys (`namespace/name`) of the objects matching the
  * selector, sorted; `changes` counts what changed since the previous
  * checkpoint; `listed` says why everything was listed, when it was.
+ * `complete: false` means the budget ran out before the answer was proven
+ * current: `items` are then those of an older, consistent state (empty
+ * before the first list has finished), and `resourceVersion` says which.
  *
- * Bindings (wrangler.toml): `KUBE_SERVER` (the API server's URL), optional
- * `KUBE_TOKEN` (a secret), `NAMESPACE` (default: all), `API_VERSION`
- * (default `v1`) and `RESOURCE` (default `configmaps`); `CHECKPOINTS`, a KV
- * namespace. Workers KV takes one write per second per key: on a busy route,
- * a failed save is only reported, and the next request catches up from the
- * previous checkpoint. tests/workerd/edge_worker_example_smoke.mjs bundles
- * this file with esbuild and runs it on workerd against the test API server.
+ * A request gets a short budget (someone is waiting for the answer); the
+ * cron trigger's `scheduled()` gets a longer one, so that it is the run that
+ * does the long work (the first list of a big collection) while requests
+ * answer from the checkpoint.
+ *
+ * Bindings (examples/wrangler.toml, docs/edge.md): `KUBE_SERVER` (the API
+ * server's URL), optional `KUBE_TOKEN` (a secret), `NAMESPACE` (default:
+ * all), `API_VERSION` (default `v1`) and `RESOURCE` (default `configmaps`);
+ * `CHECKPOINTS`, a KV namespace. Workers KV takes one write per second per
+ * key: on a busy route, a failed save is only reported, and the next request
+ * catches up from the previous checkpoint.
+ * tests/workerd/edge_worker_example_smoke.mjs bundles this file with esbuild
+ * and runs it on workerd against the test API server; README.md shows the
+ * code below this comment, and tests/examples/readme_worker_snippet_test.ts
+ * fails when the two differ.
  *
  * @module
  */
 import { catchUp, KubeClient, LabelSelector, resourceListerWatcher } from "../mod.ts";
 import { type KeyValueNamespaceLike, kvCheckpointStorage } from "../checkpoint.ts";
 
-/** What the Worker is bound to. */
+/** What the Worker is bound to (wrangler.toml's vars, secrets and KV namespace). */
 export interface Env {
   KUBE_SERVER?: string;
   KUBE_TOKEN?: string;
@@ -41,8 +52,15 @@ interface Context {
   waitUntil(promise: Promise<unknown>): void;
 }
 
-/** Loads the checkpoint, catches up with the cluster, saves: at most 5 s. */
-function catchUpFrom(env: Env) {
+// A request's caller is waiting: after 5 s it gets what there is (`complete: false`).
+const REQUEST_BUDGET_MS = 5_000;
+// The cron trigger has no caller and may run for minutes: 25 s lets it do the long
+// work (a first list of many objects, page by page) and, with the 5 s save that
+// follows, still ends before the next minute's run starts.
+const SCHEDULED_BUDGET_MS = 25_000;
+
+/** Loads the checkpoint from KV, catches up with the cluster within `budgetMs`, saves. */
+function catchUpFrom(env: Env, budgetMs: number) {
   if (!env.KUBE_SERVER) throw new Error("the KUBE_SERVER variable is not set");
   if (!env.CHECKPOINTS) throw new Error("the CHECKPOINTS KV namespace is not bound");
   const {
@@ -55,14 +73,15 @@ function catchUpFrom(env: Env) {
   return catchUp(lw, {
     storage: kvCheckpointStorage(env.CHECKPOINTS, { prefix: "kube-reflector/" }),
     key: `${apiVersion}/${resource}/${namespace ?? "all"}`,
-    budgetMs: 5_000,
+    budgetMs,
   });
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status });
 
 export default {
-  async fetch(request: Request, env: Env, _ctx: Context): Promise<Response> {
+  // GET /objects?labelSelector=app%3Dweb → the keys of the matching objects, from the checkpoint
+  async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     if (request.method !== "GET" || url.pathname !== "/objects") {
       return json({ error: "not found: try GET /objects?labelSelector=..." }, 404);
@@ -74,13 +93,13 @@ export default {
       return json({ error: `bad labelSelector: ${(err as Error).message}` }, 400);
     }
     try {
-      const r = await catchUpFrom(env);
+      const r = await catchUpFrom(env, REQUEST_BUDGET_MS);
       const items = [...r.objects]
         .filter(([, o]) => selector.matches(o.metadata.labels))
         .map(([key]) => key);
       return json({
         resourceVersion: r.resourceVersion,
-        complete: r.complete,
+        complete: r.complete, // false: the budget ran out, this is an older state
         listed: r.listed ?? null,
         changes: r.changes.length,
         items: items.sort(),
@@ -91,7 +110,8 @@ export default {
     }
   },
 
+  // the cron trigger (wrangler.toml's [triggers]): keeps the checkpoint fresh between requests
   scheduled(_event: { cron: string; scheduledTime: number }, env: Env, ctx: Context): void {
-    ctx.waitUntil(catchUpFrom(env));
+    ctx.waitUntil(catchUpFrom(env, SCHEDULED_BUDGET_MS));
   },
 };

@@ -102,10 +102,12 @@ const KUBECONFIG_TEXT = [
 /**
  * A Worker module (a block fenced as ```ts worker) made a program: its default
  * export's `fetch` is called with a request for the test API server's
- * `app=web` objects and an env holding the server's address (`KUBE_SERVER`),
- * a kubeconfig for it as text (`KUBECONFIG`), the namespace and an in-memory
- * KV namespace (Workers KV's get/put/delete); it prints the answer. The same
- * worker as a file (examples/edge_worker.ts) runs on workerd in CI.
+ * `app=web` objects (`GET /objects?labelSelector=app%3Dweb`, the route of
+ * examples/edge_worker.ts, which README.md shows whole) and an env holding
+ * the server's address (`KUBE_SERVER`), a kubeconfig for it as text
+ * (`KUBECONFIG`), the namespace and an in-memory KV namespace (Workers KV's
+ * get/put/delete); it prints the answer. The same worker as a file
+ * (examples/edge_worker.ts) runs on workerd in CI.
  */
 function asWorkerProgram(code) {
   if (!/^export default \{/m.test(code)) {
@@ -127,7 +129,7 @@ const __env = {
   },
 };
 for (let i = 0; i < 2; i++) {
-  const res = await __worker.fetch(new Request("http://worker/?labelSelector=app%3Dweb"), __env);
+  const res = await __worker.fetch(new Request("http://worker/objects?labelSelector=app%3Dweb"), __env);
   if (res.status !== 200) throw new Error(\`worker answered \${res.status}: \${await res.text()}\`);
   console.log(await res.text());
 }
