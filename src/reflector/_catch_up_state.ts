@@ -23,6 +23,10 @@ export class CatchUpState<T extends KubeObjectLike> {
   listed: CatchUpListReason | undefined;
   /** The reason the next list will have, set when the watcher announces a relist. */
   nextListReason: CatchUpListReason | undefined;
+  /** The version the changes are since: the checkpoint's (`""`: none to go on from, a new snapshot). */
+  since = "";
+  /** Whether the stored checkpoint must be replaced even if it claims a newer version (ahead of the server). */
+  replace = false;
 
   constructor(items: Iterable<T>, rv: string) {
     for (const o of items) this.objects.set(metaNamespaceKeyFunc(o), o);
@@ -32,6 +36,13 @@ export class CatchUpState<T extends KubeObjectLike> {
   /** The held copy of an unchanged listed item (same key, uid, version and content), for list reuse. */
   readonly reuse = (item: KubeObjectLike): T | undefined =>
     heldCopy(this.objects, metaNamespaceKeyFunc, item as T);
+
+  /** The net changes: each changed key once, with its object now (`undefined`: deleted). */
+  netChanges(): [string, T | undefined][] {
+    const net = new Map<string, T | undefined>();
+    for (const c of this.changes) net.set(c.key, c.type === "delete" ? undefined : c.object);
+    return [...net];
+  }
 
   /** Whether everything up to `goal` is applied. */
   reached(goal: bigint): boolean {

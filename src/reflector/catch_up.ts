@@ -9,7 +9,8 @@ import { abortable } from "../async/_abortable.ts";
 import { childAbortController } from "../async/_async.ts";
 import { CheckpointError } from "../checkpoint/checkpoint_error.ts";
 import { loadCheckpoint, type LoadedCheckpoint } from "../checkpoint/load_checkpoint.ts";
-import { saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
+import { type SavedCheckpoint, saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
+import { ListProgress } from "./_list_progress.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
 import { CatchUpState, versionOf } from "./_catch_up_state.ts";
@@ -115,13 +116,17 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
     stage = "the target version";
     const target = await readTarget(lw, wo, budget.signal);
     stage = "the checkpoint";
-    const { state, goal } = await load<T>(o, identity, target, budget.signal, report);
-    await catchUpTo(lw, wo, state, goal, budget.signal, report);
+    const { state, goal, progress } = await load<T>(o, identity, target, budget.signal, report);
+    // its lists go on page by page from where an unfinished one stopped
+    await catchUpTo(lw, progress.wrap(lw), wo, state, goal, budget.signal, report);
     clock.clearTimeout(timer);
     signal?.throwIfAborted();
     // without integer versions, only a consistent list is a proof
     const complete = goal === undefined ? state.listed !== undefined : state.reached(goal);
-    const { saved, saveError } = await save(o, identity, state, report);
+    const { saved, saveError } = await save(o, identity, state, progress, report);
+    const listing = progress.items > 0
+      ? { items: progress.items, ...(progress.remaining === undefined ? {} : { remaining: progress.remaining }) }
+      : undefined;
     return {
       changes: state.changes,
       // a checkpoint that was not trusted is nothing until the list replaces it
@@ -132,6 +137,7 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
       listed: state.listed,
       saved,
       saveError,
+      ...(listing ? { progress: listing } : {}),
     };
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
@@ -225,20 +231,22 @@ async function load<T extends KubeObjectLike>(
   target: string,
   signal: AbortSignal,
   report: (err: unknown, phase: ErrorPhase) => void,
-): Promise<{ state: CatchUpState<T>; goal: bigint | undefined }> {
+): Promise<{ state: CatchUpState<T>; goal: bigint | undefined; progress: ListProgress<T> }> {
   const goal = versionOf(target);
   let loaded: LoadedCheckpoint<T> | undefined;
   let listed: CatchUpListReason | undefined;
   try {
-    loaded = await loadCheckpoint<T>(o.storage, o.key, identity, { signal });
-    if (!loaded) listed = "no-checkpoint";
+    loaded = await loadCheckpoint<T>(o.storage, o.key, identity, { signal, partial: true });
+    if (!loaded || loaded.resourceVersion === "") listed = "no-checkpoint";
   } catch (err) {
     if (signal.aborted) throw signal.reason;
     report(err, "checkpoint");
     listed = "unusable-checkpoint";
   }
   const at = versionOf(loaded?.resourceVersion);
-  if (loaded && (goal === undefined || at === undefined)) {
+  if (listed) {
+    // nothing complete to go on from
+  } else if (loaded && (goal === undefined || at === undefined)) {
     listed = "unusable-checkpoint"; // versions that are not integers prove nothing: list
   } else if (loaded && at! > goal!) {
     report(
@@ -253,8 +261,14 @@ async function load<T extends KubeObjectLike>(
   }
   const state = new CatchUpState<T>(loaded?.items ?? [], loaded?.resourceVersion ?? "");
   state.nextListReason = listed;
+  state.replace = listed === "ahead-of-server";
   if (listed) state.rv = ""; // nothing in it is exact until the list
-  return { state, goal };
+  state.since = state.rv; // the changes found are since this version (none: a new snapshot)
+  const progress = new ListProgress<T>(
+    loaded?.partial,
+    (err) => report(err, "list"), // the saved list's continue token expired: it starts over
+  );
+  return { state, goal, progress };
 }
 
 /**
@@ -264,6 +278,7 @@ async function load<T extends KubeObjectLike>(
  */
 async function catchUpTo<T extends KubeObjectLike>(
   lw: ListerWatcher<T>,
+  paged: ListerWatcher<T>,
   wo: ResolvedWatcherOptions,
   state: CatchUpState<T>,
   goal: bigint | undefined,
@@ -272,12 +287,12 @@ async function catchUpTo<T extends KubeObjectLike>(
 ): Promise<void> {
   if (goal === undefined) {
     // a server whose versions are not integers: one consistent list is the only proof
-    await pass(lw, wo, state, "", undefined, signal, report);
+    await pass(paged, wo, state, "", undefined, signal, report);
     return;
   }
   if (state.nextListReason === undefined) {
     if (state.reached(goal)) return; // the checkpoint is at the target: nothing happened since
-    let end = await pass(lw, wo, state, state.rv, goal, signal, report);
+    let end = await pass(paged, wo, state, state.rv, goal, signal, report);
     if (end === "no-proof") {
       // Reading the target again brings the watch cache up to date: if the
       // cluster has moved on, the next watch's bookmark is past the goal.
@@ -285,13 +300,13 @@ async function catchUpTo<T extends KubeObjectLike>(
       if (again === undefined) return; // the budget ran out: stop where it is
       const moved = versionOf(again);
       if (moved !== undefined && moved > goal) {
-        end = await pass(lw, wo, state, state.rv, goal, signal, report);
+        end = await pass(paged, wo, state, state.rv, goal, signal, report);
       }
     }
     if (end !== "no-proof") return;
     state.nextListReason = "no-proof";
   }
-  await pass(lw, wo, state, "", goal, signal, report);
+  await pass(paged, wo, state, "", goal, signal, report);
 }
 
 /** How a pass ended: the goal reached, a watch without proof, or the budget gone. */
@@ -349,14 +364,20 @@ async function pass<T extends KubeObjectLike>(
   return noProof && !signal.aborted ? "no-proof" : "stopped";
 }
 
-/** Saves what was applied, within `saveTimeoutMs`; a failure is reported and returned. */
+/**
+ * Saves what was applied, within `saveTimeoutMs`: the changes since the
+ * checkpoint (nothing when there were none), or a new snapshot, and the
+ * pages of a list that did not finish. A failure is reported and returned.
+ */
 async function save<T extends KubeObjectLike>(
   o: ResolvedCatchUpOptions,
   identity: ResourceIdentity,
   state: CatchUpState<T>,
+  progress: ListProgress<T>,
   report: (err: unknown, phase: ErrorPhase) => void,
-): Promise<{ saved?: { count: number; bytes: number }; saveError?: unknown }> {
-  if (state.rv === "") return {}; // nothing consistent to save
+): Promise<{ saved?: SavedCheckpoint; saveError?: unknown }> {
+  const pages = progress.unsaved();
+  if (state.rv === "" && pages === undefined) return {}; // nothing consistent to save
   const { controller, dispose } = childAbortController(o.signal);
   const timer = o.clock.setTimeout(
     () => controller.abort(new Error(`the checkpoint save took over ${o.saveTimeoutMs} ms`)),
@@ -367,7 +388,14 @@ async function save<T extends KubeObjectLike>(
       identity,
       resourceVersion: state.rv,
       items: state.objects.values(),
-    }, { signal: controller.signal });
+      changes: state.since !== "" && state.rv !== ""
+        ? { since: state.since, objects: state.netChanges() }
+        : undefined,
+      progress: pages,
+      listed: state.listed !== undefined,
+      replace: state.replace && state.rv !== "",
+    }, { signal: controller.signal, now: () => o.clock.now() });
+    if (pages) progress.markSaved(pages);
     return { saved };
   } catch (err) {
     o.signal?.throwIfAborted();

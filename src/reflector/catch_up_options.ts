@@ -1,6 +1,7 @@
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { type Clock, systemClock } from "../async/clock.ts";
 import type { CheckpointStorage } from "../checkpoint/checkpoint_storage.ts";
+import type { SavedCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
 import type { ErrorHandler } from "./watcher_options.ts";
 
@@ -113,8 +114,22 @@ export interface CatchUpResult<T extends KubeObjectLike = KubeObject> {
   complete: boolean;
   /** Why the objects were listed, when they were. */
   listed?: CatchUpListReason;
-  /** The checkpoint written at the end (count and bytes); undefined when nothing was saved. */
-  saved?: { count: number; bytes: number };
+  /**
+   * What the save at the end wrote (see `saveCheckpoint`): `written` is
+   * `"none"` when nothing changed (or a newer checkpoint was stored
+   * meanwhile), `"log"` for the changes only, `"base"` for a new snapshot;
+   * `bytes` is what was written. Undefined when there was nothing to save
+   * or the save failed.
+   */
+  saved?: SavedCheckpoint;
+  /**
+   * A list that did not finish within the budget (a first run over many
+   * objects): how many objects its pages brought so far (saved, to go on
+   * from on the next run), and how many the server said were left. The
+   * objects are then the last complete state (none on a first run), and
+   * `complete` is false.
+   */
+  progress?: { items: number; remaining?: number };
   /** Why the save failed (also reported to `onError`): the next run starts from the previous checkpoint. */
   saveError?: unknown;
 }

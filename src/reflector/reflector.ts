@@ -29,6 +29,7 @@ import {
 } from "./reflector_checkpoint.ts";
 import { ReflectorStateError } from "./reflector_state_error.ts";
 import { CheckpointResumeError } from "./checkpoint_resume_error.ts";
+import { ChangesSince } from "./_changes_since.ts";
 import { CheckpointSaveTimeoutError } from "./checkpoint_save_timeout_error.ts";
 
 /**
@@ -163,6 +164,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   #identity: ResourceIdentity | undefined;
   /** The save in progress (saves run one at a time). */
   #saving: Promise<void> = Promise.resolve();
+  /** What changed since the checkpoint was last saved or loaded (with a checkpoint option only). */
+  readonly #changes = new ChangesSince<T>();
   #running = false;
   #status: ReflectorStatus;
   /** `status.lastEventAt` was set in the current synchronous run of events. */
@@ -255,16 +258,25 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     const run = async (): Promise<CheckpointSaved> => {
       signal?.throwIfAborted();
       const identity = await this.#identityOf(cp, signal);
-      // one instant: the objects and the version they are exact at
+      // one instant: the objects, the version they are exact at, what changed since the last save
       const items = this.#store.list();
       const resourceVersion = this.#lastSyncResourceVersion;
-      const { count, bytes } = await saveCheckpoint(
+      const taken = this.#changes.snapshot();
+      const { count, bytes, written } = await saveCheckpoint(
         cp.storage,
         cp.key,
-        { identity, resourceVersion, items },
+        {
+          identity,
+          resourceVersion,
+          items,
+          changes: taken.since === undefined
+            ? undefined
+            : { since: taken.since, objects: taken.objects },
+        },
         { signal },
       );
-      return { resourceVersion, count, bytes };
+      this.#changes.saved(taken, resourceVersion);
+      return { resourceVersion, count, bytes, written };
     };
     // waits for the save before it, but no longer than its own signal allows
     const saved = abortable(this.#saving, signal).then(run);
@@ -425,6 +437,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
             "checkpoint",
           );
         }
+        this.#changes.listed();
         try {
           this.#store.replace(ev.items, ev.resourceVersion);
         } catch (err) {
@@ -435,9 +448,11 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       case "MODIFIED":
         // an ADDED for a known key (a replayed event) is an update: no duplicate
         this.#store.update(ev.object);
+        if (this.#checkpoint) this.#changes.record(ev.object, false);
         break;
       case "DELETED":
         this.#store.delete(ev.object);
+        if (this.#checkpoint) this.#changes.record(ev.object, true);
         break;
       case "BOOKMARK":
         break;
@@ -476,6 +491,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       this.#report(err, "store"); // what the store accepted is in it (the Store contract)
     }
     this.#lastSyncResourceVersion = loaded.resourceVersion;
+    this.#changes.restored(loaded.resourceVersion);
     this.#resumeFrom = loaded.resourceVersion;
     this.#syncedFrom = "checkpoint";
     this.#hasSynced = true;

@@ -61,8 +61,14 @@ export interface CheckpointSaved {
   resourceVersion: string;
   /** How many objects were saved. */
   count: number;
-  /** The checkpoint's size in bytes. */
+  /** The bytes written (0 when nothing was: no change since the last save). */
   bytes: number;
+  /**
+   * What was written (see `saveCheckpoint`): `"none"`, `"version"` (the
+   * head only), `"log"` (the changes since the last save), `"base"` (a new
+   * snapshot: the first save, after a relist, or compaction).
+   */
+  written: "none" | "version" | "log" | "base" | "pages";
 }
 
 /** {@linkcode ReflectorCheckpointOptions} with every default filled in. */

@@ -240,7 +240,8 @@ test("catchUp: a storage whose get never answers is bounded by the budget: Catch
 
 test("catchUp: a storage whose put never answers ends after saveTimeoutMs with the failure in the result", async () => {
   const t = await setup("8");
-  t.lw.onWatch = (o) => events([bookmark("10")], o);
+  // a change, so that the save writes
+  t.lw.onWatch = (o) => events([ev("MODIFIED", cm("b", "9", { v: "2" })), bookmark("10")], o);
   const r = t.run({ storage: hanging(t.storage, ["put"]), saveTimeoutMs: 1_000 });
   await t.clock.advance(999);
   assert.equal(r.settled, false);

@@ -187,16 +187,17 @@ test("saveCheckpoint saves on request and on a timer; it refuses without the opt
   try {
     for (let i = 0; i < 3; i++) server.create(configMap(`cm-${i}`));
     const storage = memoryCheckpointStorage();
-    let puts = 0;
-    let thirdPut!: () => void;
-    const threePuts = new Promise<void>((resolve) => (thirdPut = resolve));
+    // every save reads the head first (and writes only what changed): count the reads
+    let heads = 0;
+    let thirdSave!: () => void;
+    const threeSaves = new Promise<void>((resolve) => (thirdSave = resolve));
     const counting: CheckpointStorage = {
-      get: (k, o) => storage.get(k, o),
-      delete: (k, o) => storage.delete(k, o),
-      put: (k, d, o) => {
-        if (++puts === 3) thirdPut();
-        return storage.put(k, d, o);
+      get: (k, o) => {
+        if (k === "configmaps" && ++heads === 4) thirdSave(); // the load, then three saves
+        return storage.get(k, o);
       },
+      delete: (k, o) => storage.delete(k, o),
+      put: (k, d, o) => storage.put(k, d, o),
     };
     await session(server, counting, async ({ reflector }) => {
       await reflector.synced;
@@ -204,7 +205,8 @@ test("saveCheckpoint saves on request and on a timer; it refuses without the opt
       assert.equal(saved.count, 3);
       assert.equal(saved.resourceVersion, reflector.lastSyncResourceVersion);
       assert.ok(saved.bytes > 0);
-      await settles(threePuts, "saves on the timer"); // the one asked for, then two on the timer
+      assert.equal(saved.written, "base");
+      await settles(threeSaves, "saves on the timer"); // the one asked for, then two on the timer
     }, { reflector: { checkpoint: { storage: counting, key: "configmaps", saveIntervalMs: 10 } } });
 
     const lw = resourceListerWatcher(new KubeClient({ server: server.url }), {
