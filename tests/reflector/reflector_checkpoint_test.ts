@@ -300,3 +300,41 @@ test("a reflector whose first read of the cluster's UID failed (503) asks again,
     await server.close();
   }
 });
+
+test("a reflector's saves write only what changed since the last one: a snapshot first, then the changes (a log piece), nothing without a change; the next reflector loads the same objects", async () => {
+  const server = await FakeApiServer.start();
+  try {
+    for (let i = 0; i < 50; i++) server.create(configMap(`cm-${i}`));
+    const storage = memoryCheckpointStorage();
+    await session(server, storage, async ({ reflector, converged }) => {
+      await reflector.synced;
+      const first = await reflector.saveCheckpoint();
+      assert.equal(first.written, "base");
+      assert.equal(first.count, 50);
+      const none = await reflector.saveCheckpoint();
+      assert.equal(none.written, "none");
+      assert.equal(none.bytes, 0);
+      server.update(configMap("cm-3", "fx", { v: "2" }));
+      server.delete(configMap("cm-4"));
+      server.create(configMap("cm-new"));
+      await converged();
+      const log = await reflector.saveCheckpoint();
+      assert.equal(log.written, "log");
+      assert.equal(log.count, 50);
+      assert.ok(log.bytes < first.bytes / 4, `${log.bytes} bytes for 3 changes, ${first.bytes} for all`);
+      assert.equal((await reflector.saveCheckpoint()).written, "none");
+    }, { reflector: { checkpoint: { storage, key: "configmaps", saveOnStop: false } } });
+    const loaded = await loadCheckpoint(storage, "configmaps", {
+      server: server.url,
+      apiVersion: "v1",
+      resource: "configmaps",
+      namespace: "fx",
+    });
+    assert.equal(loaded?.items.length, 50);
+    const names = new Set(loaded!.items.map((o) => o.metadata.name));
+    assert.ok(names.has("cm-new") && !names.has("cm-4"));
+    assert.deepEqual(loaded!.items.find((o) => o.metadata.name === "cm-3")?.data, { v: "2" });
+  } finally {
+    await server.close();
+  }
+});
