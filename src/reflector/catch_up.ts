@@ -60,15 +60,22 @@ import type { ErrorPhase, RelistReason } from "./watcher_options.ts";
  *    the proof; if it has not, or that watch ends without it too, one
  *    consistent list decides instead (`listed: "no-proof"`). A 410 (the version is gone) or a
  *    watch that cannot be trusted relists too.
- * 4. Saves the objects at the last version applied, and returns the changes.
+ * 4. Saves what was applied, incrementally (see `saveCheckpoint`): the net
+ *    changes since the checkpoint, nothing when nothing changed, a new
+ *    snapshot after listing over a checkpoint that could not be trusted;
+ *    and returns the changes.
  *
  * Within the server's window it issues no list but the `limit=1` ones. The
  * budget bounds catching up, storage calls included; when it runs out,
  * `complete` is false and what was applied (a consistent state at
- * `resourceVersion`) is saved, within `saveTimeoutMs` more. When it runs out
- * before the checkpoint is read, `catchUp` rejects with a
- * {@linkcode CatchUpBudgetError}. Two runs on one key at once are
- * at-least-once: both may report a change, the later save wins.
+ * `resourceVersion`) is saved, within `saveTimeoutMs` more. A list that
+ * does not fit the budget (a first run over many objects) is saved page by
+ * page, and the next run goes on from its continue token (`progress` in the
+ * result) while it is valid (within the server's compaction interval, 5
+ * minutes by default). When the budget runs out before the checkpoint is
+ * read, `catchUp` rejects with a {@linkcode CatchUpBudgetError}. Two runs on
+ * one key at once are at-least-once: both may report a change; within one
+ * process their saves are ordered and the newer state is kept.
  *
  * @example
  * ```ts
