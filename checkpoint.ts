@@ -62,6 +62,7 @@ export {
   saveCheckpoint,
   type SavedCheckpoint,
 } from "./src/checkpoint/save_checkpoint.ts";
+export { deleteCheckpoint } from "./src/checkpoint/delete_checkpoint.ts";
 export {
   CHECKPOINT_DEFAULTS,
   type SaveCheckpointOptions,

@@ -7,14 +7,16 @@
  * the first run, or one after the server's window, lists everything.
  *
  *   GET /objects?labelSelector=app%3Dweb
- *   → {"resourceVersion":"812","complete":true,"listed":null,"changes":2,"items":["edge/web-1"]}
+ *   → {"resourceVersion":"812","complete":true,"listed":null,"changes":2,"progress":null,"items":["edge/web-1"]}
  *
  * `items` are the keys (`namespace/name`) of the objects matching the
  * selector, sorted; `changes` counts what changed since the previous
  * checkpoint; `listed` says why everything was listed, when it was.
  * `complete: false` means the budget ran out before the answer was proven
  * current: `items` are then those of an older, consistent state (empty
- * before the first list has finished), and `resourceVersion` says which.
+ * before the first list has finished), and `resourceVersion` says which;
+ * `progress` (`{ items, remaining }`) says how far a first list that did
+ * not fit one budget got: the next runs go on from there.
  *
  * A request gets a short budget (someone is waiting for the answer); the
  * cron trigger's `scheduled()` gets a longer one, so that it is the run that
@@ -102,6 +104,8 @@ export default {
         complete: r.complete, // false: the budget ran out, this is an older state
         listed: r.listed ?? null,
         changes: r.changes.length,
+        // a first list still going on across runs: how far it got
+        progress: r.progress ?? null,
         items: items.sort(),
       });
     } catch (err) {

@@ -66,6 +66,12 @@ export interface CheckpointData<T extends KubeObjectLike = KubeObject> {
   };
   /** Whether a list completed since the last save (a list in progress stored is dropped). Default: false. */
   listed?: boolean;
+  /**
+   * Replace the stored checkpoint with a new snapshot even when it claims a
+   * newer version (one ahead of the server, from an etcd restored from a
+   * backup). Default: false.
+   */
+  replace?: boolean;
 }
 
 /** What {@linkcode saveCheckpoint} wrote. */
@@ -139,23 +145,21 @@ export interface SavedCheckpoint {
  *   kind: "ConfigMap",
  *   metadata: { name, namespace: "default", resourceVersion: rv },
  * });
- * const first = await saveCheckpoint(storage, "configmaps", {
- *   identity,
- *   resourceVersion: "42",
- *   items: [cm("a", "40"), cm("b", "41")],
- * });
- * assert.equal(first.written, "base");
+ * const items = Array.from({ length: 20 }, (_, i) => cm(`cm-${i}`, "40"));
+ * const first = await saveCheckpoint(storage, "configmaps", { identity, resourceVersion: "42", items });
+ * assert.equal(first.written, "base"); // a snapshot of the 20
+ * items[7] = cm("cm-7", "43");
  * const second = await saveCheckpoint(storage, "configmaps", {
  *   identity,
  *   resourceVersion: "43",
- *   items: [cm("a", "40"), cm("b", "43")],
- *   changes: { since: "42", objects: [["default/b", cm("b", "43")]] },
+ *   items,
+ *   changes: { since: "42", objects: [["default/cm-7", items[7]]] },
  * });
- * assert.equal(second.written, "log");
+ * assert.equal(second.written, "log"); // the one change, and the head
  * assert.ok(second.bytes < first.bytes);
  * const loaded = await loadCheckpoint(storage, "configmaps", identity);
  * assert.equal(loaded?.resourceVersion, "43");
- * assert.deepEqual(loaded?.items, [cm("a", "40"), cm("b", "43")]);
+ * assert.deepEqual(loaded?.items, items);
  * ```
  */
 export async function saveCheckpoint<T extends KubeObjectLike = KubeObject>(
@@ -191,6 +195,7 @@ export async function saveCheckpoint<T extends KubeObjectLike = KubeObject>(
     changes: data.changes && { since: data.changes.since, objects: Array.from(data.changes.objects) },
     progress: progress && { ...progress, items: Array.from(progress.items) },
     listed: data.listed === true,
+    replace: data.replace === true,
   };
   try {
     // raced against the signal: a storage that ignores it cannot hold the
@@ -225,6 +230,7 @@ interface Snapshot<T extends KubeObjectLike> {
     remaining?: number;
   };
   listed: boolean;
+  replace: boolean;
 }
 
 /** Errors of the data (a bad item or change), told apart from the storage's. */
@@ -270,6 +276,7 @@ async function saveLocked<T extends KubeObjectLike>(
     progress: s.progress &&
       { since: s.progress.since, resourceVersion: s.progress.resourceVersion },
     listed: s.listed,
+    replace: s.replace,
   }, o, now);
   const old = stored.kind === "head" ? stored.head : undefined;
   if (plan.state === "keep" && plan.partial === "keep") {
