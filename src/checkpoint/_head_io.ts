@@ -37,7 +37,8 @@ function concat(chunks: Uint8Array[], length: number): Uint8Array {
 /**
  * Reads the value under `key` up to its first line. A version 2 head is
  * read whole and checked (a damaged one throws a `"corrupt"`
- * {@linkcode CheckpointError}); anything else comes back as a stream to
+ * {@linkcode CheckpointError}), a later version throws a `"newer-format"`
+ * one (without reading further); anything else comes back as a stream to
  * go on reading (or to release). Each read is raced against `signal`.
  */
 export async function readStored(
@@ -64,7 +65,19 @@ export async function readStored(
       read.push(r.value);
       length += r.value.byteLength;
     }
-    const first = newline >= 0 ? parseFirstLine(concat(read, length).subarray(0, newline)) : undefined;
+    const first = newline >= 0
+      ? parseFirstLine(concat(read, length).subarray(0, newline))
+      : undefined;
+    if (
+      first?.format === FORMAT && typeof first.version === "number" &&
+      Number.isInteger(first.version) && first.version > HEAD_VERSION
+    ) {
+      throw new CheckpointError(
+        "newer-format",
+        key,
+        `format version ${first.version}, newer than this library's (${HEAD_VERSION}); upgrade to read it`,
+      );
+    }
     if (first?.format !== FORMAT || first.version !== HEAD_VERSION) {
       return { kind: "stream", read, rest: done ? emptyIterator() : it };
     }
@@ -75,7 +88,11 @@ export async function readStored(
       read.push(r.value);
       length += r.value.byteLength;
       if (length > MAX_HEAD_BYTES) {
-        throw new CheckpointError("corrupt", key, `the head is larger than ${MAX_HEAD_BYTES} bytes`);
+        throw new CheckpointError(
+          "corrupt",
+          key,
+          `the head is larger than ${MAX_HEAD_BYTES} bytes`,
+        );
       }
     }
     done = true;

@@ -229,7 +229,9 @@ async function loadIncremental<T extends KubeObjectLike>(
     bytes += base.bytes;
     values++;
     items = base.items;
-    if (head.log.length > 0) items = applyLog(key, items, await readLog<T>(storage, key, head, signal));
+    if (head.log.length > 0) {
+      items = applyLog(key, items, await readLog<T>(storage, key, head, signal));
+    }
     for (const e of head.log) bytes += e.bytes;
     values += head.log.length;
     if (items.length !== head.count) {
@@ -257,7 +259,11 @@ async function loadIncremental<T extends KubeObjectLike>(
       values++;
     }
     if (pageItems.length !== p.count) {
-      throw new CheckpointError("corrupt", key, "its saved pages do not add up to its head's count");
+      throw new CheckpointError(
+        "corrupt",
+        key,
+        "its saved pages do not add up to its head's count",
+      );
     }
     loadedPartial = {
       items: pageItems,
@@ -294,13 +300,24 @@ async function readLog<T extends KubeObjectLike>(
     const r = settled[i];
     if (r.status === "rejected") throw r.reason;
     if (r.value === undefined) {
-      throw new CheckpointError("truncated", key, `log piece ${i + 1} of ${head.log.length} is missing`);
+      throw new CheckpointError(
+        "truncated",
+        key,
+        `log piece ${i + 1} of ${head.log.length} is missing`,
+      );
     }
     if (r.value.byteLength !== e.bytes) {
       throw new CheckpointError("corrupt", key, `log piece ${i + 1} is not the size its head says`);
     }
-    if (!atOrAfter(at, e.from) || !atOrAfter(e.to, at)) {
-      throw new CheckpointError("corrupt", key, `log piece ${i + 1} does not continue the one before`);
+    // A piece may start after the one before ended: a save with no change
+    // moved the head's version on in between (nothing changed meanwhile).
+    // It never ends before it, nor before its own start.
+    if (!atOrAfter(e.to, at) || !atOrAfter(e.to, e.from)) {
+      throw new CheckpointError(
+        "corrupt",
+        key,
+        `log piece ${i + 1} does not continue the one before`,
+      );
     }
     pieces.push(
       decodeLogPiece<T>(pieceKey(key, "log", e.gen), r.value, {

@@ -1,7 +1,7 @@
 /**
  * Helpers of the checkpoint tests: sample objects and identities, a
  * storage serving given bytes in chunks of a given size, and the raw bytes
- * of a saved checkpoint.
+ * of a saved snapshot (a version 1 checkpoint).
  *
  * @module
  */
@@ -61,7 +61,12 @@ export async function readAll(data: AsyncIterable<Uint8Array>): Promise<Uint8Arr
   return concat(chunks);
 }
 
-/** The bytes of a checkpoint of `items`, as saveCheckpoint writes them. */
+/**
+ * The bytes of a version 1 checkpoint of `items`: the snapshot piece
+ * saveCheckpoint writes (under `key + "/base/" + gen`, named by the head at
+ * the key), which is also what an old checkpoint stored at the key itself
+ * looks like (and is still loaded from there).
+ */
 export async function checkpointBytes(
   items: KubeObject[],
   identity: CheckpointIdentity = IDENTITY,
@@ -69,7 +74,9 @@ export async function checkpointBytes(
 ): Promise<Uint8Array> {
   const storage = memoryCheckpointStorage();
   await saveCheckpoint(storage, "k", { identity, resourceVersion, items });
-  return readAll((await storage.get("k"))!);
+  const head = dec.decode(await readAll((await storage.get("k"))!));
+  const { base } = JSON.parse(head.slice(0, head.indexOf("\n")));
+  return readAll((await storage.get(`k/base/${base.gen}`))!);
 }
 
 /** A read-only storage serving `bytes` under every key, in chunks of `chunkSize` bytes. */

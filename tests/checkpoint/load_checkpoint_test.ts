@@ -19,6 +19,9 @@ import {
   turn,
 } from "./_helpers.ts";
 import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
+import type { KubeObject } from "../../src/api/types.ts";
+import { MapStorage, namedPieces } from "./_map_storage.ts";
+import { Fnv1a4 } from "../../src/checkpoint/_fnv1a.ts";
 
 const isReason = (...reasons: string[]) => (err: unknown) => {
   assert.ok(err instanceof CheckpointError, `not a CheckpointError: ${err}`);
@@ -58,11 +61,60 @@ test("loadCheckpoint round-trips an empty checkpoint and resolves undefined when
   assert.equal(loaded?.resourceVersion, "1");
 });
 
+/**
+ * A head or log piece (lines, the last an end marker with a `checksum`)
+ * with its checksum computed again over the lines before the end marker.
+ */
+function withChecksum(text: string): string {
+  const lines = text.slice(0, -1).split("\n");
+  const body = lines.slice(0, -1).join("\n") + "\n";
+  const hash = new Fnv1a4();
+  hash.update(enc.encode(body));
+  const end = JSON.parse(lines[lines.length - 1]);
+  if (end.checksum === undefined) return text; // a snapshot: its checksum is not recomputed
+  return body + JSON.stringify({ ...end, checksum: hash.digest() }) + "\n";
+}
+
+/**
+ * An incremental checkpoint under "k": a snapshot of `count` ConfigMaps at
+ * version 10, then a log piece (cm-1 changed, cm-2 deleted, cm-new added)
+ * to version 11. Returns the storage and the objects it holds.
+ */
+async function incremental(count = 5, size = 200): Promise<{
+  storage: MapStorage;
+  expected: KubeObject[];
+}> {
+  const storage = new MapStorage();
+  const items = configMaps(count, size);
+  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "10", items });
+  const changed = { ...configMap(1, 40), data: { secret: "hunter2" } };
+  const added = { ...configMap(99, 40), metadata: { name: "cm-new", namespace: "default" } };
+  const expected = [items[0], changed, ...items.slice(3), added];
+  const saved = await saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "11",
+    items: expected,
+    changes: {
+      since: "10",
+      objects: [["default/cm-1", changed], ["default/cm-2", undefined], ["default/cm-new", added]],
+    },
+  }, { maxLogRatio: 100 }); // a log piece, however small the snapshot
+  assert.equal(saved.written, "log");
+  return { storage, expected };
+}
+
 test("loadCheckpoint decodes a checkpoint fed one byte at a time", async () => {
   const items = configMaps(5);
   const bytes = await checkpointBytes(items);
   const loaded = await loadCheckpoint(bytesStorage(bytes, 1), "k", IDENTITY);
   assert.deepEqual(loaded?.items, items);
+  // a head, its snapshot and its log piece, each fed one byte at a time
+  const { storage, expected } = await incremental();
+  storage.chunkSize = 1;
+  const again = await loadCheckpoint(storage, "k", IDENTITY);
+  assert.deepEqual(again?.items, expected);
+  assert.equal(again?.resourceVersion, "11");
+  assert.equal(again?.values, 3);
 });
 
 test("loadCheckpoint decodes exactly whatever the chunk boundary, inside multi-byte UTF-8 characters included", async () => {
@@ -81,6 +133,14 @@ test("loadCheckpoint decodes exactly whatever the chunk boundary, inside multi-b
     };
     const loaded = await loadCheckpoint(storage, "k", IDENTITY);
     assert.deepEqual(loaded?.items, items, `cut at ${cut}`);
+  }
+  // every value of an incremental checkpoint (head, snapshot, log piece) cut in two
+  const { storage, expected } = await incremental(2, 40);
+  const longest = Math.max(...[...storage.values.values()].map((v) => v.byteLength));
+  for (let cut = 1; cut < longest; cut++) {
+    storage.split = (value) => [value.subarray(0, cut), value.subarray(cut)];
+    const loaded = await loadCheckpoint(storage, "k", IDENTITY);
+    assert.deepEqual(loaded?.items, expected, `incremental, cut at ${cut}`);
   }
 });
 
@@ -104,6 +164,58 @@ test("loadCheckpoint rejects a checkpoint with any one byte changed, and an obje
         `byte ${i} ^ ${mask}`,
       );
     }
+  }
+});
+
+test("loadCheckpoint rejects an incremental checkpoint with any one byte of its head, snapshot or log piece changed", async () => {
+  const { storage } = await incremental(2, 40);
+  const original = new Map(storage.values);
+  const head = original.get("k")!;
+  const [base, log] = namedPieces(original, "k");
+  assert.match(base, /\/base\//);
+  assert.match(log, /\/log\//);
+  const checks: [string, (err: unknown) => boolean][] = [
+    // a head whose version digit changed reads as a newer format
+    ["k", isReason("corrupt", "truncated", "newer-format")],
+    [base, isReason("corrupt", "truncated", "newer-format")],
+    [log, isReason("corrupt")],
+  ];
+  for (const [key, check] of checks) {
+    const value = original.get(key)!;
+    for (let i = 0; i < value.length; i++) {
+      for (const mask of [0x01, 0x20, 0x80]) {
+        const damaged = value.slice();
+        damaged[i] ^= mask;
+        storage.values.set(key, damaged);
+        await assert.rejects(
+          loadCheckpoint(storage, "k", IDENTITY),
+          check,
+          `${key}: byte ${i} ^ ${mask}`,
+        );
+      }
+    }
+    storage.values.set(key, value);
+  }
+  assert.equal(storage.values.get("k"), head);
+  assert.ok(await loadCheckpoint(storage, "k", IDENTITY), "whole again");
+});
+
+test("loadCheckpoint rejects an incremental checkpoint with its head, snapshot or log piece cut anywhere", async () => {
+  const { storage } = await incremental(2, 40);
+  const original = new Map(storage.values);
+  const [base, log] = namedPieces(original, "k");
+  const checks: [string, (err: unknown) => boolean][] = [
+    ["k", isReason("corrupt", "truncated")],
+    [base, isReason("truncated")],
+    [log, isReason("corrupt", "truncated")], // its size is in the head
+  ];
+  for (const [key, check] of checks) {
+    const value = original.get(key)!;
+    for (let cut = 0; cut < value.length; cut++) {
+      storage.values.set(key, value.slice(0, cut));
+      await assert.rejects(loadCheckpoint(storage, "k", IDENTITY), check, `${key}: cut at ${cut}`);
+    }
+    storage.values.set(key, value);
   }
 });
 
@@ -170,22 +282,25 @@ test("loadCheckpoint rejects a checkpoint of another cluster or server as foreig
     [{ ...IDENTITY, server: "https://other.example.com:6443" }, /server differs/],
     [{ ...IDENTITY, server: "https://k8s.example.com:6443/prefix" }, /server differs/],
   ];
-  for (const [expected, message] of cases) {
-    await assert.rejects(loadCheckpoint(bytesStorage(bytes), "k", expected), (err) => {
-      assert.ok(isReason("foreign-cluster")(err));
-      assert.match((err as Error).message, message);
-      return true;
-    });
+  // an old checkpoint at the key, and a head with its snapshot and log
+  for (const storage of [bytesStorage(bytes), (await incremental()).storage]) {
+    for (const [expected, message] of cases) {
+      await assert.rejects(loadCheckpoint(storage, "k", expected), (err) => {
+        assert.ok(isReason("foreign-cluster")(err));
+        assert.match((err as Error).message, message);
+        return true;
+      });
+    }
+    // cluster is compared only when both sides have one; the server is normalized
+    const { cluster: _, ...noCluster } = IDENTITY;
+    assert.ok(await loadCheckpoint(storage, "k", noCluster));
+    assert.ok(
+      await loadCheckpoint(storage, "k", {
+        ...IDENTITY,
+        server: "https://K8S.example.com:6443/",
+      }),
+    );
   }
-  // cluster is compared only when both sides have one; the server is normalized
-  const { cluster: _, ...noCluster } = IDENTITY;
-  assert.ok(await loadCheckpoint(bytesStorage(bytes), "k", noCluster));
-  assert.ok(
-    await loadCheckpoint(bytesStorage(bytes), "k", {
-      ...IDENTITY,
-      server: "https://K8S.example.com:6443/",
-    }),
-  );
 });
 
 test("loadCheckpoint rejects a checkpoint of another resource, namespace, selector or metadataOnly as foreign-resource", async () => {
@@ -200,22 +315,25 @@ test("loadCheckpoint rejects a checkpoint of another resource, namespace, select
     { fieldSelector: "metadata.name=a" },
     { metadataOnly: true },
   ];
-  for (const other of others) {
-    const field = Object.keys(other)[0];
-    await assert.rejects(
-      loadCheckpoint(bytesStorage(bytes), "k", { ...IDENTITY, ...other }),
-      (err) => {
-        assert.ok(isReason("foreign-resource")(err));
-        assert.match((err as Error).message, new RegExp(`${field} differs`));
-        return true;
-      },
-      field,
+  // an old checkpoint at the key, and a head with its snapshot and log
+  for (const storage of [bytesStorage(bytes), (await incremental()).storage]) {
+    for (const other of others) {
+      const field = Object.keys(other)[0];
+      await assert.rejects(
+        loadCheckpoint(storage, "k", { ...IDENTITY, ...other }),
+        (err) => {
+          assert.ok(isReason("foreign-resource")(err));
+          assert.match((err as Error).message, new RegExp(`${field} differs`));
+          return true;
+        },
+        field,
+      );
+    }
+    // selectors compare trimmed
+    assert.ok(
+      await loadCheckpoint(storage, "k", { ...IDENTITY, labelSelector: " app=web " }),
     );
   }
-  // selectors compare trimmed
-  assert.ok(
-    await loadCheckpoint(bytesStorage(bytes), "k", { ...IDENTITY, labelSelector: " app=web " }),
-  );
 });
 
 test("loadCheckpoint reports a damaged foreign checkpoint as corrupt, not foreign", async () => {
@@ -231,18 +349,41 @@ test("loadCheckpoint reports a damaged foreign checkpoint as corrupt, not foreig
 test("loadCheckpoint rejects a newer format version with newer-format, without reading further", async () => {
   const header = {
     format: "kube-reflector-checkpoint",
-    version: 2,
+    version: 3,
     savedAt: new Date().toISOString(),
     somethingNew: { resourceVersions: ["1", "2"] },
   };
-  const text = JSON.stringify(header) + "\n" + "whatever version 2 holds\n".repeat(10);
-  await assert.rejects(
-    loadCheckpoint(bytesStorage(enc.encode(text)), "k", IDENTITY),
-    (err) => isReason("newer-format")(err) && /version 2/.test((err as Error).message),
+  const text = JSON.stringify(header) + "\n" + "whatever version 3 holds\n".repeat(10);
+  let reads = 0;
+  const storage = getting(() =>
+    Promise.resolve((async function* () {
+      for (const line of text.split(/(?<=\n)/)) {
+        reads++;
+        yield enc.encode(line);
+      }
+    })())
   );
+  await assert.rejects(
+    loadCheckpoint(storage, "k", IDENTITY),
+    (err) =>
+      isReason("newer-format")(err) &&
+      /format version 3, newer than this library's \(2\)/.test((err as Error).message),
+  );
+  assert.equal(reads, 1, "only the first line was read");
+  // a snapshot piece of a newer format (a head of this version naming it) is refused too
+  const { storage: saved } = await incremental();
+  const [base] = namedPieces(saved.values, "k");
+  saved.values.set(base, enc.encode(text));
+  await assert.rejects(loadCheckpoint(saved, "k", IDENTITY), isReason("newer-format"));
   const version0 = JSON.stringify({ ...header, version: 0 }) + "\n";
   await assert.rejects(
     loadCheckpoint(bytesStorage(enc.encode(version0)), "k", IDENTITY),
+    isReason("corrupt"),
+  );
+  // a head of this version that is not whole is damaged, not newer
+  const version2 = JSON.stringify({ ...header, version: 2 }) + "\n" + "garbage\n";
+  await assert.rejects(
+    loadCheckpoint(bytesStorage(enc.encode(version2)), "k", IDENTITY),
     isReason("corrupt"),
   );
 });
@@ -300,11 +441,42 @@ test("loadCheckpoint's errors never quote the checkpoint's content", async () =>
     '{"metadata":{"name":"x"},"data":{"password":"hunter2"}}',
     secretLine,
   );
-  await assert.rejects(loadCheckpoint(bytesStorage(enc.encode(broken)), "k", IDENTITY), (err) => {
-    assert.ok(isReason("corrupt")(err));
-    assert.doesNotMatch((err as Error).message, /hunter2/);
+  const quotesNothing = (err: unknown) => {
+    assert.ok(err instanceof CheckpointError, String(err));
+    assert.doesNotMatch(err.message, /hunter2/);
+    assert.doesNotMatch(String(err.cause ?? ""), /hunter2/);
     return true;
-  });
+  };
+  await assert.rejects(
+    loadCheckpoint(bytesStorage(enc.encode(broken)), "k", IDENTITY),
+    (err) => isReason("corrupt")(err) && quotesNothing(err),
+  );
+  // an incremental checkpoint: its log piece holds "hunter2" (the change of cm-1);
+  // each value damaged with its checksum made right again, so that it is parsed
+  const { storage } = await incremental();
+  const original = new Map(storage.values);
+  const [base, log] = namedPieces(original, "k");
+  assert.match(dec.decode(original.get(log)!), /hunter2/);
+  const damage: [key: string, from: string, to: string, message: RegExp][] = [
+    [log, '"secret":"hunter2"}', '"secret":"hunter2"!', /change 1 is not JSON/],
+    [log, '{"k":"default/cm-1","o":{', '{"k":"default/cm-1","o":[', /change 1 is not JSON/],
+    [log, '"metadata":{"name":"cm-1"', '"metadatx":{"name":"cm-1"', /not a Kubernetes object/],
+    [base, '"name":"cm-3"', '"name":hunter2"', /corrupt/],
+    ["k", '"resourceVersion":"11"', '"resourceVersion":11.0', /the head is malformed/],
+    ["k", '"resourceVersion":"11"', '"resourceVersion":hunter2', /corrupt/],
+  ];
+  for (const [key, from, to, message] of damage) {
+    const text = dec.decode(original.get(key)!);
+    assert.ok(text.includes(from), from);
+    storage.values.set(key, enc.encode(withChecksum(text.replace(from, to))));
+    await assert.rejects(
+      loadCheckpoint(storage, "k", IDENTITY),
+      (err) =>
+        quotesNothing(err) && (message.test((err as Error).message) || assert.fail(String(err))),
+      `${key}: ${from} -> ${to}`,
+    );
+    storage.values.set(key, original.get(key)!);
+  }
 });
 
 /** A storage whose `get` is `get`; put and delete are never called. */

@@ -5,22 +5,25 @@ import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
-import { configMaps, dec, IDENTITY, never, readAll, turn } from "./_helpers.ts";
+import { configMaps, dec, IDENTITY, never, turn } from "./_helpers.ts";
+import { MapStorage, storedPieces } from "./_map_storage.ts";
 
-/** A memory storage that records the chunk sizes each put receives. */
-function recordingStorage(): CheckpointStorage & { chunkSizes: number[] } {
+/** A memory storage that records the chunk sizes each put receives, by key. */
+function recordingStorage(): CheckpointStorage & { chunkSizes: Map<string, number[]> } {
   const inner = memoryCheckpointStorage();
-  const chunkSizes: number[] = [];
+  const chunkSizes = new Map<string, number[]>();
   return {
     chunkSizes,
     get: inner.get,
     delete: inner.delete,
     put(key, data, options) {
+      const sizes: number[] = [];
+      chunkSizes.set(key, sizes);
       return inner.put(
         key,
         (async function* () {
           for await (const chunk of data) {
-            chunkSizes.push(chunk.byteLength);
+            sizes.push(chunk.byteLength);
             yield chunk;
           }
         })(),
@@ -30,11 +33,46 @@ function recordingStorage(): CheckpointStorage & { chunkSizes: number[] } {
   };
 }
 
-test("saveCheckpoint writes NDJSON: a header, one compact line per object, an end marker with a checksum", async () => {
-  const storage = memoryCheckpointStorage();
+test("saveCheckpoint writes a small head at the key, naming a snapshot in NDJSON: a header, one compact line per object, an end marker with a checksum", async () => {
+  const storage = new MapStorage();
   const items = configMaps(3, 40);
-  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "77", items });
-  const text = dec.decode(await readAll((await storage.get("k"))!));
+  const saved = await saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "77",
+    items,
+  });
+  assert.deepEqual(storage.puts.map((p) => p.key.replace(/[0-9a-f]{16}$/, "GEN")), [
+    "k/base/GEN",
+    "k",
+  ], "the snapshot first, then the head");
+  // the head: one line of JSON, an end marker with its checksum
+  const headText = dec.decode(storage.values.get("k")!);
+  assert.ok(headText.endsWith("\n"));
+  const headLines = headText.slice(0, -1).split("\n");
+  assert.equal(headLines.length, 2);
+  const head = JSON.parse(headLines[0]);
+  assert.equal(head.format, "kube-reflector-checkpoint");
+  assert.equal(head.version, 2);
+  assert.equal(head.resourceVersion, "77");
+  assert.equal(head.count, 3);
+  assert.deepEqual(head.identity, IDENTITY);
+  assert.deepEqual(head.log, []);
+  assert.equal(head.partial, undefined);
+  const [base] = storedPieces(storage.values, "k").base;
+  assert.equal(base, `k/base/${head.base.gen}`);
+  assert.deepEqual(head.base, {
+    gen: head.base.gen,
+    resourceVersion: "77",
+    count: 3,
+    bytes: storage.values.get(base)!.byteLength,
+  });
+  const headEnd = JSON.parse(headLines[1]);
+  assert.equal(headEnd.end, "kube-reflector-checkpoint");
+  assert.match(headEnd.checksum, /^[0-9a-f]{32}$/);
+  assert.equal(saved.bytes, storage.bytesWritten);
+  assert.ok(headText.length < 1000, `a head of ${headText.length} bytes`);
+  // the snapshot: a version 1 checkpoint
+  const text = dec.decode(storage.values.get(base)!);
   assert.ok(text.endsWith("\n"));
   const lines = text.slice(0, -1).split("\n");
   assert.equal(lines.length, 5);
@@ -60,13 +98,12 @@ test("saveCheckpoint streams chunks of about 64 KiB, never the whole text at onc
     items,
   });
   assert.equal(count, 2000);
-  assert.equal(storage.chunkSizes.reduce((a, b) => a + b, 0), bytes);
-  assert.ok(storage.chunkSizes.length > 20, `${storage.chunkSizes.length} chunks`);
-  assert.ok(
-    Math.max(...storage.chunkSizes) < 200 * 1024,
-    `largest chunk ${Math.max(...storage.chunkSizes)}`,
-  );
-  assert.ok(storage.chunkSizes.slice(0, -1).every((n) => n >= 64 * 1024));
+  const all = [...storage.chunkSizes.values()].flat();
+  assert.equal(all.reduce((a, b) => a + b, 0), bytes);
+  const [base, sizes] = [...storage.chunkSizes].find(([key]) => key.startsWith("k/base/"))!;
+  assert.ok(sizes.length > 20, `${sizes.length} chunks of ${base}`);
+  assert.ok(Math.max(...all) < 200 * 1024, `largest chunk ${Math.max(...all)}`);
+  assert.ok(sizes.slice(0, -1).every((n) => n >= 64 * 1024));
 });
 
 test("saveCheckpoint gives the event loop turns while saving many objects", async () => {
@@ -104,14 +141,16 @@ test("saveCheckpoint takes any iterable of objects, as a snapshot", async () => 
 });
 
 test("saveCheckpoint never saves credentials of the server URL", async () => {
-  const storage = memoryCheckpointStorage();
+  const storage = new MapStorage();
   const identity = {
     ...IDENTITY,
     server: "https://admin:s3cret@k8s.example.com:6443/?token=abc#x",
   };
   await saveCheckpoint(storage, "k", { identity, resourceVersion: "1", items: [] });
-  const text = dec.decode(await readAll((await storage.get("k"))!));
-  assert.doesNotMatch(text, /s3cret|admin|token=abc/);
+  assert.equal(storage.values.size, 2, "a head and a snapshot");
+  for (const [key, value] of storage.values) {
+    assert.doesNotMatch(dec.decode(value), /s3cret|admin|token=abc/, key);
+  }
   assert.equal(
     (await loadCheckpoint(storage, "k", IDENTITY))?.identity.server,
     "https://k8s.example.com:6443",
@@ -246,4 +285,68 @@ test("saveCheckpoint says in its message what the storage's error says", async (
       return true;
     },
   );
+});
+
+test("saveCheckpoint's errors never quote the objects or changes it was given", async () => {
+  const storage = new MapStorage();
+  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items: [] });
+  const secret = { password: "hunter2" };
+  const cyclic: Record<string, unknown> = { metadata: { name: "c" }, data: secret };
+  cyclic.self = cyclic;
+  const bad: [string, () => Promise<unknown>][] = [
+    ["an item without metadata", () =>
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: [{ kind: "Secret", data: secret } as never],
+      })],
+    ["an item JSON cannot encode", () =>
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: [{ metadata: { name: "big" }, data: secret, n: 1n } as never],
+      })],
+    ["a cyclic item", () =>
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: [cyclic as never],
+      })],
+    ["a change that is no object", () =>
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: [],
+        changes: {
+          since: "1",
+          objects: [["default/s", { kind: "Secret", data: secret } as never]],
+        },
+      })],
+    ["a change JSON cannot encode", () =>
+      saveCheckpoint(storage, "k", {
+        identity: IDENTITY,
+        resourceVersion: "2",
+        items: [],
+        changes: { since: "1", objects: [["default/c", cyclic as never]] },
+      })],
+  ];
+  for (const [name, call] of bad) {
+    await assert.rejects(call(), (err) => {
+      assert.ok(err instanceof TypeError, `${name}: ${err}`);
+      assert.doesNotMatch(err.message, /hunter2/, name);
+      return true;
+    });
+  }
+  assert.equal((await loadCheckpoint(storage, "k", IDENTITY))?.resourceVersion, "1");
+  // a damaged checkpoint holding a secret is replaced, never quoted
+  storage.values.set(
+    "k",
+    new TextEncoder().encode('{"format":"kube-reflector-checkpoint","hunter2\n'),
+  );
+  const saved = await saveCheckpoint(storage, "k", {
+    identity: IDENTITY,
+    resourceVersion: "3",
+    items: [],
+  });
+  assert.equal(saved.written, "base");
 });
