@@ -1,6 +1,10 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
 import { abortable } from "../async/_abortable.ts";
+import { type Clock, systemClock } from "../async/clock.ts";
+import { setLockScope } from "./_key_lock.ts";
+import { withWriteSlot } from "./_write_gate.ts";
+import { kvKeys } from "./_kv_keys.ts";
 import {
   isManifest,
   joinParts,
@@ -35,6 +39,23 @@ export interface KvCheckpointStorageOptions {
   maxValueBytes?: number;
   /** Put before every key this storage writes (e.g. `"checkpoints/"`). Default: `""`. */
   prefix?: string;
+  /**
+   * The least time between two writes of the same key from this isolate,
+   * in ms: a `put` that comes sooner waits (as long as its signal allows).
+   * Shared by every storage over the same binding object. Workers KV allows
+   * one write per second to a key. `0` writes at once. Default: `1000`.
+   */
+  minWriteIntervalMs?: number;
+  /**
+   * The longest key the store accepts, in UTF-8 bytes. A key whose longest
+   * stored key (the prefix, the key, and the suffixes of a checkpoint's
+   * pieces and of a split value's parts) would be longer is refused up
+   * front with a `TypeError`. At least 64. Default: `512` (Workers KV's
+   * limit).
+   */
+  maxKeyBytes?: number;
+  /** The clock that spaces writes (a fake one in tests). Default: the system clock. */
+  clock?: Clock;
 }
 
 /** Room kept in a value for the manifest's own line, next to an inline value. */
@@ -74,7 +95,17 @@ function toBytes(value: unknown, what: string): Uint8Array {
  * propagate a write to other locations), a reader elsewhere may see the new
  * manifest before its parts, or the old manifest after its parts were
  * deleted: it then gets a `CheckpointError` and relists, never mixed data.
- * Workers KV also allows one write per second to a key: save no more often.
+ * Workers KV allows one write per second to a key: writes of one key from
+ * this isolate (through every storage over the same binding) go one at a
+ * time, each at least `minWriteIntervalMs` after the one before (a put
+ * that comes sooner waits, as long as its signal allows; a part's key is
+ * fresh, only a manifest's is written again). Saves through storages over
+ * one binding share `saveCheckpoint`'s lock: in one isolate, concurrent
+ * saves of a checkpoint coalesce into one write of its head. Other isolates
+ * are not held back: KV refuses their writes that come too soon (a storage
+ * error; the checkpoint they found stays). A key whose longest stored key
+ * would pass `maxKeyBytes` (Workers KV: 512 bytes) is refused up front
+ * with a `TypeError`, before anything is read or written.
  *
  * Every call into `kv` is raced against the method's signal, so a binding
  * that never answers cannot outlast an abort (a save aborted after its
@@ -114,25 +145,45 @@ export function kvCheckpointStorage(
   kv: KeyValueNamespaceLike,
   options: KvCheckpointStorageOptions = {},
 ): CheckpointStorage {
-  const { maxValueBytes = 25 * 1024 * 1024, prefix = "" } = options;
+  const {
+    maxValueBytes = 25 * 1024 * 1024,
+    prefix = "",
+    minWriteIntervalMs = 1000,
+    maxKeyBytes = 512,
+    clock = systemClock,
+  } = options ?? {};
   if (!Number.isSafeInteger(maxValueBytes) || maxValueBytes < 1024) {
     throw new RangeError("kvCheckpointStorage: maxValueBytes must be an integer of at least 1024");
   }
   if (typeof prefix !== "string") {
     throw new TypeError("kvCheckpointStorage: prefix must be a string");
   }
+  if (
+    typeof minWriteIntervalMs !== "number" || !Number.isFinite(minWriteIntervalMs) ||
+    minWriteIntervalMs < 0
+  ) {
+    throw new RangeError(
+      `kvCheckpointStorage: minWriteIntervalMs must be a finite number >= 0, got ${minWriteIntervalMs}`,
+    );
+  }
+  if (!Number.isSafeInteger(maxKeyBytes) || maxKeyBytes < 64) {
+    throw new RangeError(
+      `kvCheckpointStorage: maxKeyBytes must be an integer of at least 64, got ${maxKeyBytes}`,
+    );
+  }
+  if (
+    clock === null || typeof clock !== "object" || typeof clock.now !== "function" ||
+    typeof clock.setTimeout !== "function" || typeof clock.clearTimeout !== "function"
+  ) {
+    throw new TypeError(
+      "kvCheckpointStorage: clock must be a Clock (now, setTimeout, clearTimeout)",
+    );
+  }
   if (kv === null || typeof kv !== "object" || typeof kv.get !== "function") {
     throw new TypeError("kvCheckpointStorage: kv must be a key-value binding (get, put, delete)");
   }
   const partBytes = maxValueBytes - MANIFEST_ROOM;
-  const manifestKey = (key: string) => prefix + key;
-  const partKey = (key: string, generation: string, index: number) =>
-    `${prefix}${key}/parts/${generation}/${index}`;
-  const checkKey = (key: unknown) => {
-    if (typeof key !== "string" || key === "") {
-      throw new TypeError("kvCheckpointStorage: key must be a non-empty string");
-    }
-  };
+  const { manifestKey, partKey, checkKey } = kvKeys(prefix, maxKeyBytes);
 
   const readManifest = async (
     key: string,
@@ -167,7 +218,54 @@ export function kvCheckpointStorage(
     }
   };
 
-  return {
+  /**
+   * Writes a value: its parts, then its manifest once `wait` allows.
+   * Resolves the manifest it replaced (its parts are left to delete).
+   */
+  const putValue = async (
+    key: string,
+    data: AsyncIterable<Uint8Array>,
+    signal: AbortSignal | undefined,
+    wait: () => Promise<void>,
+  ): Promise<Manifest | undefined> => {
+    let previous: Manifest | undefined;
+    try {
+      previous = (await readManifest(key, signal))?.manifest;
+    } catch (err) {
+      if (!(err instanceof CheckpointError)) throw err; // an unreadable old value: nothing to clean
+    }
+    const generation = newGeneration();
+    let written = 0;
+    const dropNewParts = async (err: unknown): Promise<never> => {
+      const cleanUp = deleteParts(key, generation, written).catch(() => {});
+      if (!signal?.aborted) await cleanUp; // after an abort it goes on, unawaited
+      throw err;
+    };
+    const split = await splitValue(data, partBytes, partBytes, async (part, index) => {
+      written = index + 1;
+      await abortable(kv.put(partKey(key, generation, index), part), signal);
+    }, signal).catch(dropNewParts);
+    const manifest: Manifest = {
+      format: MANIFEST_FORMAT,
+      version: 1,
+      generation,
+      parts: split.parts,
+      partBytes: split.parts === 0 ? 0 : partBytes,
+      bytes: split.bytes,
+      checksum: split.checksum,
+    };
+    const line = new TextEncoder().encode(JSON.stringify(manifest) + "\n");
+    const value = new Uint8Array(line.byteLength + (split.inline?.byteLength ?? 0));
+    value.set(line);
+    if (split.inline) value.set(split.inline, line.byteLength);
+    await wait().catch(dropNewParts); // minWriteIntervalMs after the last write of this key
+    // The switch-over. If this write fails, it may still have happened:
+    // the new parts stay (unreferenced at worst), the old ones too.
+    await abortable(kv.put(manifestKey(key), value), signal);
+    return previous?.generation !== generation ? previous : undefined;
+  };
+
+  const storage: CheckpointStorage = {
     async get(key, options = {}) {
       const { signal } = options;
       signal?.throwIfAborted();
@@ -188,39 +286,15 @@ export function kvCheckpointStorage(
       const { signal } = options;
       signal?.throwIfAborted();
       checkKey(key);
-      let previous: Manifest | undefined;
-      try {
-        previous = (await readManifest(key, signal))?.manifest;
-      } catch (err) {
-        if (!(err instanceof CheckpointError)) throw err; // an unreadable old value: nothing to clean
-      }
-      const generation = newGeneration();
-      let written = 0;
-      const split = await splitValue(data, partBytes, partBytes, async (part, index) => {
-        written = index + 1;
-        await abortable(kv.put(partKey(key, generation, index), part), signal);
-      }, signal).catch(async (err) => {
-        const cleanUp = deleteParts(key, generation, written).catch(() => {});
-        if (!signal?.aborted) await cleanUp; // after an abort it goes on, unawaited
-        throw err;
-      });
-      const manifest: Manifest = {
-        format: MANIFEST_FORMAT,
-        version: 1,
-        generation,
-        parts: split.parts,
-        partBytes: split.parts === 0 ? 0 : partBytes,
-        bytes: split.bytes,
-        checksum: split.checksum,
-      };
-      const line = new TextEncoder().encode(JSON.stringify(manifest) + "\n");
-      const value = new Uint8Array(line.byteLength + (split.inline?.byteLength ?? 0));
-      value.set(line);
-      if (split.inline) value.set(split.inline, line.byteLength);
-      // The switch-over. If this write fails, it may still have happened:
-      // the new parts stay (unreferenced at worst), the old ones too.
-      await abortable(kv.put(manifestKey(key), value), signal);
-      if (previous && previous.parts > 0 && previous.generation !== generation) {
+      const slot = { intervalMs: minWriteIntervalMs, clock, signal };
+      // one write of this key at a time, spaced: the old value is read in turn
+      const previous = await withWriteSlot(
+        kv,
+        manifestKey(key),
+        slot,
+        (wait) => putValue(key, data, signal, wait),
+      );
+      if (previous && previous.parts > 0) {
         await deleteParts(key, previous.generation, previous.parts, signal).catch(() => {});
         signal?.throwIfAborted();
       }
@@ -243,4 +317,7 @@ export function kvCheckpointStorage(
       }
     },
   };
+  // saves through every storage over this binding take turns (saveCheckpoint's lock)
+  setLockScope(storage, kv);
+  return storage;
 }

@@ -5,75 +5,53 @@ import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.
 import {
   type KeyValueNamespaceLike,
   kvCheckpointStorage,
+  type KvCheckpointStorageOptions,
 } from "../../src/checkpoint/kv_checkpoint_storage.ts";
+import type { Clock } from "../../src/async/clock.ts";
+import { FakeKv, MAX } from "./_fake_kv.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
-import { chunksThen, configMaps, enc, IDENTITY, never, readAll, turn } from "./_helpers.ts";
+import {
+  checkpointBytes,
+  chunksThen,
+  configMaps,
+  enc,
+  IDENTITY,
+  readAll,
+  turn,
+} from "./_helpers.ts";
 import { storageContract } from "./_storage_contract.ts";
 
-const MAX = 1024;
+/** A storage over `kv` that does not space its writes (unless told to). */
+const storageOf = (kv: KeyValueNamespaceLike, options: KvCheckpointStorageOptions = {}) =>
+  kvCheckpointStorage(kv, { maxValueBytes: MAX, minWriteIntervalMs: 0, ...options });
 
-/** An in-memory Workers-KV-like namespace that refuses values above `max` and can be made to fail. */
-class FakeKv implements KeyValueNamespaceLike {
-  readonly map = new Map<string, Uint8Array>();
-  puts = 0;
-  /** Fails the n-th put from now (1 = the next one), and every operation after it when `dead`. */
-  failAt: number | undefined;
-  dead = false;
-  /** Every operation from now on never answers (a binding that ignores every deadline). */
-  hang = false;
-  readonly max: number;
-  constructor(max = MAX) {
-    this.max = max;
-  }
-  #check() {
-    if (this.dead) throw new Error("process crashed");
-  }
-  get(key: string, _type: "arrayBuffer"): Promise<ArrayBuffer | null> {
-    this.#check();
-    if (this.hang) return never();
-    const v = this.map.get(key);
-    return Promise.resolve(v ? v.slice().buffer : null);
-  }
-  put(key: string, value: ArrayBuffer | Uint8Array): Promise<void> {
-    this.#check();
-    if (this.hang) return never();
-    this.puts++;
-    if (this.failAt !== undefined && --this.failAt === 0) {
-      this.failAt = undefined;
-      return Promise.reject(new Error("KV put failed"));
-    }
-    const bytes = new Uint8Array(value instanceof Uint8Array ? value.slice() : value.slice(0));
-    if (bytes.byteLength > this.max) {
-      return Promise.reject(new RangeError(`value of ${bytes.byteLength} bytes over ${this.max}`));
-    }
-    this.map.set(key, bytes);
-    return Promise.resolve();
-  }
-  delete(key: string): Promise<void> {
-    this.#check();
-    if (this.hang) return never();
-    this.map.delete(key);
-    return Promise.resolve();
-  }
+/** A clock whose timers fire on the next macrotask, time jumping to them (for the contract). */
+function jumpingClock(): Clock {
+  let now = 0;
+  return {
+    now: () => now,
+    setTimeout: (fn, ms) => setTimeout(() => (now += ms, fn()), 0),
+    clearTimeout: (handle) => clearTimeout(handle as number),
+  };
 }
 
 storageContract("kvCheckpointStorage", () => {
   const kv = new FakeKv();
+  return Promise.resolve({ storage: storageOf(kv), close: () => Promise.resolve() });
+});
+
+storageContract("kvCheckpointStorage (default 25 MiB values, writes a second apart)", () => {
+  const kv = new FakeKv(25 * 1024 * 1024);
   return Promise.resolve({
-    storage: kvCheckpointStorage(kv, { maxValueBytes: MAX }),
+    storage: kvCheckpointStorage(kv, { clock: jumpingClock() }),
     close: () => Promise.resolve(),
   });
 });
 
-storageContract("kvCheckpointStorage (default 25 MiB values)", () => {
-  const kv = new FakeKv(25 * 1024 * 1024);
-  return Promise.resolve({ storage: kvCheckpointStorage(kv), close: () => Promise.resolve() });
-});
-
 test("kvCheckpointStorage keeps a small value in one key, and splits a big one into parts under the limit", async () => {
   const kv = new FakeKv();
-  const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX, prefix: "ckpt/" });
+  const storage = storageOf(kv, { prefix: "ckpt/" });
   await storage.put("small", chunksThen([enc.encode("tiny")]));
   assert.deepEqual([...kv.map.keys()], ["ckpt/small"]);
   const big = new Uint8Array(10_000).map((_, i) => i % 251);
@@ -87,30 +65,43 @@ test("kvCheckpointStorage keeps a small value in one key, and splits a big one i
 
 test("kvCheckpointStorage deletes the previous generation's parts once the manifest is replaced", async () => {
   const kv = new FakeKv();
-  const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
-  await saveCheckpoint(storage, "k", {
-    identity: IDENTITY,
-    resourceVersion: "1",
-    items: configMaps(20),
-  });
+  const storage = storageOf(kv);
+  await storage.put("k", chunksThen([new Uint8Array(5000).fill(1)]));
   const first = new Set(kv.map.keys());
-  await saveCheckpoint(storage, "k", {
-    identity: IDENTITY,
-    resourceVersion: "2",
-    items: configMaps(30),
-  });
+  assert.ok(first.size > 2);
+  await storage.put("k", chunksThen([new Uint8Array(8000).fill(2)]));
   const second = [...kv.map.keys()];
   assert.deepEqual(second.filter((k) => first.has(k)), ["k"], "only the manifest key is shared");
-  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "3", items: [] });
+  await storage.put("k", chunksThen([new Uint8Array(10).fill(3)]));
   assert.deepEqual([...kv.map.keys()], ["k"], "now inline: every part deleted");
   await storage.delete("k");
   assert.equal(kv.map.size, 0);
 });
 
+test("kvCheckpointStorage under saveCheckpoint keeps only the head and the pieces it names", async () => {
+  const kv = new FakeKv();
+  const storage = storageOf(kv);
+  const live = () => [...kv.map.keys()].map((k) => k.replace(/[0-9a-f]{16}/g, "G")).sort();
+  for (const [rv, count] of [["1", 20], ["2", 30], ["3", 0]] as const) {
+    await saveCheckpoint(storage, "k", {
+      identity: IDENTITY,
+      resourceVersion: rv,
+      items: configMaps(count),
+    });
+    const parts = count === 0 ? 0 : [...kv.map.keys()].filter((k) => k.includes("/parts/")).length;
+    assert.deepEqual(
+      live(),
+      ["k", "k/base/G", ...Array.from({ length: parts }, (_, i) => `k/base/G/parts/G/${i}`)].sort(),
+      `after the save at ${rv}`,
+    );
+  }
+  assert.deepEqual((await loadCheckpoint(storage, "k", IDENTITY))?.items, []);
+});
+
 test("kvCheckpointStorage keeps the previous checkpoint readable when a save fails between parts", async () => {
   for (const failAt of [1, 2, 5, 11]) {
     const kv = new FakeKv();
-    const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
+    const storage = storageOf(kv);
     await saveCheckpoint(storage, "k", {
       identity: IDENTITY,
       resourceVersion: "1",
@@ -136,7 +127,7 @@ test("kvCheckpointStorage keeps the previous checkpoint readable when a save fai
 
 test("kvCheckpointStorage keeps the previous checkpoint readable after a crash between parts (no cleanup)", async () => {
   const kv = new FakeKv();
-  await saveCheckpoint(kvCheckpointStorage(kv, { maxValueBytes: MAX }), "k", {
+  await saveCheckpoint(storageOf(kv), "k", {
     identity: IDENTITY,
     resourceVersion: "1",
     items: configMaps(10),
@@ -163,7 +154,7 @@ test("kvCheckpointStorage keeps the previous checkpoint readable after a crash b
   assert.ok(kv.puts - before > 5, "parts of the new checkpoint were written");
   kv.dead = false; // a new process
   const loaded = await loadCheckpoint(
-    kvCheckpointStorage(kv, { maxValueBytes: MAX }),
+    storageOf(kv),
     "k",
     IDENTITY,
   );
@@ -174,15 +165,17 @@ test("kvCheckpointStorage keeps the previous checkpoint readable after a crash b
 test("kvCheckpointStorage reports a missing part as truncated and a damaged one as corrupt", async () => {
   const setup = async () => {
     const kv = new FakeKv();
-    const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
+    const storage = storageOf(kv);
     await saveCheckpoint(storage, "k", {
       identity: IDENTITY,
       resourceVersion: "1",
       items: configMaps(10),
     });
-    const parts = [...kv.map.keys()].filter((k) => k !== "k").sort((a, b) =>
+    // the parts of the snapshot's value
+    const parts = [...kv.map.keys()].filter((k) => k.includes("/parts/")).sort((a, b) =>
       Number(a.split("/").pop()) - Number(b.split("/").pop())
     );
+    assert.ok(parts.length > 5);
     return { kv, storage, parts };
   };
   const reasonOf = async (storage: ReturnType<typeof kvCheckpointStorage>) => {
@@ -269,10 +262,11 @@ test("kvCheckpointStorage rejects get, a read of parts, put and delete with the 
     put: (storage, signal) => storage.put("k", chunksThen([new Uint8Array(5000)]), { signal }),
     delete: (storage, signal) => storage.delete("k", { signal }),
   };
+  const big = await checkpointBytes(items);
   for (const [name, call] of Object.entries(cases)) {
     const kv = new FakeKv();
-    const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
-    await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+    const storage = storageOf(kv);
+    await storage.put("k", chunksThen([big])); // a value in parts
     kv.hang = true;
     const ac = new AbortController();
     const pending = call(storage, ac.signal);
@@ -282,8 +276,9 @@ test("kvCheckpointStorage rejects get, a read of parts, put and delete with the 
   }
   // a value whose manifest was read, then the parts never come
   const kv = new FakeKv();
-  const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX });
-  await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+  const storage = storageOf(kv);
+  await storage.put("k", chunksThen([big]));
+  assert.ok(kv.map.size > 2, "a value in parts");
   const ac = new AbortController();
   const value = (await storage.get("k", { signal: ac.signal }))!;
   kv.hang = true;
