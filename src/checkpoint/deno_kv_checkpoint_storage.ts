@@ -1,6 +1,7 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
 import { abortable } from "../async/_abortable.ts";
+import { setLockScope } from "./_key_lock.ts";
 import {
   isManifest,
   joinParts,
@@ -64,7 +65,9 @@ interface StoredManifest extends Manifest {
  * leaves the old one in place. A missing or short part is reported as
  * `"truncated"`, a size or checksum mismatch as `"corrupt"`. A load that
  * races a save may find the old parts already deleted: it then fails
- * (`"truncated"`) rather than mix two checkpoints.
+ * (`"truncated"`) rather than mix two checkpoints. Saves
+ * (`saveCheckpoint`) through every storage over the same `Deno.Kv` in one
+ * process take turns.
  *
  * Every call into `kv` is raced against the method's signal, so a store
  * that never answers cannot outlast an abort (a save aborted after its
@@ -141,7 +144,7 @@ export function denoKvCheckpointStorage(
     }
   };
 
-  return {
+  const storage: CheckpointStorage = {
     async get(key, options = {}) {
       const { signal } = options;
       signal?.throwIfAborted();
@@ -242,4 +245,7 @@ export function denoKvCheckpointStorage(
       }
     },
   };
+  // saves through every storage over this Deno.Kv take turns (saveCheckpoint's lock)
+  setLockScope(storage, kv);
+  return storage;
 }

@@ -1,6 +1,8 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { abortable, abortableForEach } from "../async/_abortable.ts";
 import { FileChunks, fileError, type FileHandle, type Fs, nodeFs } from "./_file_io.ts";
+import { setLockScope } from "./_key_lock.ts";
+import { dirLockScope } from "./_dir_scope.ts";
 
 const SUFFIX = ".checkpoint";
 /** File names stay below common file-system limits (255 bytes), with room for a temporary suffix. */
@@ -54,6 +56,11 @@ const code = (err: unknown) => (err as { code?: string } | null)?.code;
  * the file is closed at the end, when the reader leaves early (`return()`,
  * also before the first read), and when the read fails or is aborted.
  *
+ * Saves (`saveCheckpoint`) through every storage on the same directory in
+ * one process take turns, however the directory was named (relative or
+ * absolute; symbolic links are not followed); saves from other processes
+ * are not held back, and leave a whole checkpoint all the same.
+ *
  * Every method rejects with `signal.reason` as soon as its signal aborts,
  * even while a file-system call hangs (a stalled network file system);
  * what that call leaves (an open file, a temporary file) is released once
@@ -89,7 +96,7 @@ export function fileCheckpointStorage(dir: string): CheckpointStorage {
   const base = dir.replace(/[/\\]+$/, "") || dir;
   const pathOf = (key: string) => `${base}/${checkpointFileName(key)}`;
 
-  return {
+  const storage: CheckpointStorage = {
     async get(key, options = {}) {
       const { signal } = options;
       signal?.throwIfAborted();
@@ -166,6 +173,9 @@ export function fileCheckpointStorage(dir: string): CheckpointStorage {
       }
     },
   };
+  // saves through every storage on this directory in this process take turns
+  setLockScope(storage, dirLockScope(base));
+  return storage;
 }
 
 /** Makes a rename durable (fsync of the directory), where the platform allows it (not on Windows). */

@@ -9,7 +9,15 @@ import {
 } from "../../src/checkpoint/deno_kv_checkpoint_storage.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
-import { chunksThen, configMaps, IDENTITY, never, turn } from "./_helpers.ts";
+import {
+  checkpointBytes,
+  chunksThen,
+  configMaps,
+  IDENTITY,
+  never,
+  readAll,
+  turn,
+} from "./_helpers.ts";
 import { storageContract } from "./_storage_contract.ts";
 
 interface OpenKv extends DenoKvLike {
@@ -51,30 +59,59 @@ storageContract("denoKvCheckpointStorage", async () => {
 }, skip);
 
 kvTest(
-  "denoKvCheckpointStorage stores a small checkpoint in one key and splits a big one under 64 KiB",
+  "denoKvCheckpointStorage stores a small value in one key and splits a big one under 64 KiB",
   async (kv) => {
     const storage = denoKvCheckpointStorage(kv, { prefix: ["app", "ckpt"] });
+    await storage.put("small", chunksThen([new Uint8Array(1000).fill(1)]));
+    assert.deepEqual(await keys(kv), ["app/ckpt/small"]);
+    const big = new Uint8Array(500_000).map((_, i) => i % 251);
+    await storage.put("big", chunksThen([big]));
+    const bigKeys = (await keys(kv)).filter((k) => k.startsWith("app/ckpt/big"));
+    assert.ok(bigKeys.length > 8, `${bigKeys.length} keys`);
+    assert.deepEqual(await readAll((await storage.get("big"))!), big);
+    // replacing deletes the previous generation's parts
+    await storage.put("big", chunksThen([big.slice(0, 300_000)]));
+    const after = (await keys(kv)).filter((k) => k.startsWith("app/ckpt/big"));
+    assert.equal(new Set(after.filter((k) => bigKeys.includes(k) && k !== "app/ckpt/big")).size, 0);
+    await storage.delete("big");
+    assert.deepEqual(await keys(kv), ["app/ckpt/small"]);
+  },
+);
+
+kvTest(
+  "denoKvCheckpointStorage under saveCheckpoint keeps only the head and the pieces it names",
+  async (kv) => {
+    const storage = denoKvCheckpointStorage(kv, { prefix: ["app", "ckpt"] });
+    const shape = async () => [
+      ...new Set(
+        (await keys(kv)).map((k) => k.replace(/[0-9a-f]{16}/g, "G").replace(/\/\d+$/, "/N")),
+      ),
+    ];
     await saveCheckpoint(storage, "small", {
       identity: IDENTITY,
       resourceVersion: "1",
       items: configMaps(2),
     });
-    assert.deepEqual(await keys(kv), ["app/ckpt/small"]);
+    assert.deepEqual(await shape(), ["app/ckpt/small", "app/ckpt/small/base/G"]);
     const items = configMaps(400, 1000); // about 500 KB
     await saveCheckpoint(storage, "big", { identity: IDENTITY, resourceVersion: "2", items });
-    const bigKeys = (await keys(kv)).filter((k) => k.startsWith("app/ckpt/big"));
-    assert.ok(bigKeys.length > 8, `${bigKeys.length} keys`);
-    assert.deepEqual((await loadCheckpoint(storage, "big", IDENTITY))?.items, items);
-    // replacing deletes the previous generation's parts
     await saveCheckpoint(storage, "big", {
       identity: IDENTITY,
       resourceVersion: "3",
       items: items.slice(0, 300),
     });
-    const after = (await keys(kv)).filter((k) => k.startsWith("app/ckpt/big"));
-    assert.equal(new Set(after.filter((k) => bigKeys.includes(k) && k !== "app/ckpt/big")).size, 0);
-    await storage.delete("big");
-    assert.deepEqual(await keys(kv), ["app/ckpt/small"]);
+    assert.deepEqual((await shape()).filter((k) => k.startsWith("app/ckpt/big")), [
+      "app/ckpt/big",
+      "app/ckpt/big/base/G",
+      "app/ckpt/big/base/G/G/N",
+    ]);
+    const generations = new Set(
+      (await keys(kv)).filter((k) => k.startsWith("app/ckpt/big/base/")).map((k) =>
+        k.split("/")[4]
+      ),
+    );
+    assert.equal(generations.size, 1, "the first snapshot and its parts are deleted");
+    assert.deepEqual((await loadCheckpoint(storage, "big", IDENTITY))?.items, items.slice(0, 300));
   },
 );
 
@@ -129,11 +166,17 @@ kvTest(
   async (kv) => {
     const storage = denoKvCheckpointStorage(kv, { prefix: ["c"] });
     const items = configMaps(200, 1000);
+    // each save at a newer version: a save at the stored version writes nothing
+    let rv = 0;
     const save = () =>
-      saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+      saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: String(++rv), items });
+    // the parts of the snapshot's value: ["c", "k/base/…", generation, index]
     const partKeys = async () => {
       const out: DenoKvKeyLike[] = [];
-      for await (const entry of kv.list({ prefix: ["c", "k"] })) out.push(entry.key);
+      for await (const entry of kv.list({ prefix: ["c"] })) {
+        if (entry.key.length === 4) out.push(entry.key);
+      }
+      assert.ok(out.length > 2);
       return out;
     };
     await save();
@@ -171,9 +214,12 @@ kvTest(
       })
     ));
     const loaded = await loadCheckpoint(storage, "k", IDENTITY);
-    assert.ok(["1", "2", "3"].includes(loaded!.resourceVersion));
+    assert.equal(loaded?.resourceVersion, "3", "the saves took turns: the last one is stored");
+    const stored = (await keys(kv)).filter((k) => k !== "c/k");
+    const pieces = new Set(stored.map((k) => k.split("/").slice(0, 4).join("/")));
+    assert.equal(pieces.size, 1, [...pieces].join(", "));
     const generations = new Set(
-      (await keys(kv)).filter((k) => k !== "c/k").map((k) => k.split("/")[2]),
+      stored.filter((k) => k.split("/").length === 6).map((k) => k.split("/")[4]),
     );
     assert.equal(generations.size, 1, [...generations].join(", "));
   },
@@ -210,10 +256,11 @@ kvTest(
       delete: (s: ReturnType<typeof denoKvCheckpointStorage>, signal: AbortSignal) =>
         s.delete("k", { signal }),
     };
+    const big = await checkpointBytes(items);
     for (const [name, call] of Object.entries(calls)) {
       const store = hanging(kv);
       const storage = denoKvCheckpointStorage(store);
-      await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+      await storage.put("k", chunksThen([big])); // a value in parts
       store.hang();
       const ac = new AbortController();
       const pending = call(storage, ac.signal);
@@ -223,7 +270,7 @@ kvTest(
     }
     const store = hanging(kv);
     const storage = denoKvCheckpointStorage(store);
-    await saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items });
+    await storage.put("k", chunksThen([big]));
     const ac = new AbortController();
     const value = (await storage.get("k", { signal: ac.signal }))!;
     store.hang();
@@ -231,5 +278,19 @@ kvTest(
     await turn();
     ac.abort(new Error("gave up on a part"));
     await assert.rejects(reading, /gave up on a part/);
+  },
+);
+
+kvTest(
+  "denoKvCheckpointStorage: saves through two storages over one Deno.Kv take turns",
+  async (kv) => {
+    const items = configMaps(20);
+    const save = (storage: ReturnType<typeof denoKvCheckpointStorage>) =>
+      saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "7", items });
+    const results = await Promise.all([
+      save(denoKvCheckpointStorage(kv)),
+      save(denoKvCheckpointStorage(kv)),
+    ]);
+    assert.deepEqual(results.map((r) => r.written).sort(), ["base", "none"]);
   },
 );

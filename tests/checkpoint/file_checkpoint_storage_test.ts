@@ -7,6 +7,7 @@ import { CheckpointError } from "../../src/checkpoint/checkpoint_error.ts";
 import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
 import { fileCheckpointStorage } from "../../src/checkpoint/file_checkpoint_storage.ts";
 import { fileError } from "../../src/checkpoint/_file_io.ts";
+import { resolveDir } from "../../src/checkpoint/_dir_scope.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
 import { chunksThen, configMaps, enc, IDENTITY, readAll, turn } from "./_helpers.ts";
@@ -63,6 +64,8 @@ test("fileCheckpointStorage: a save whose data throws midway leaves the old file
       resourceVersion: "1",
       items: configMaps(100),
     });
+    const files = await readdir(dir);
+    assert.equal(files.length, 2, "a head and its snapshot");
     const before = await readFile(join(dir, "cms.checkpoint"));
     const failure = new Error("crashed between two chunks");
     await assert.rejects(
@@ -75,7 +78,7 @@ test("fileCheckpointStorage: a save whose data throws midway leaves the old file
       ),
       (err) => err === failure,
     );
-    assert.deepEqual(await readdir(dir), ["cms.checkpoint"]);
+    assert.deepEqual(await readdir(dir), files);
     assert.deepEqual(await readFile(join(dir, "cms.checkpoint")), before);
     const loaded = await loadCheckpoint(storage, "cms", IDENTITY);
     assert.deepEqual(loaded?.items, configMaps(100));
@@ -230,12 +233,17 @@ test("fileCheckpointStorage: a load or save that fails says why (ENOTDIR and the
       return true;
     });
     await assert.rejects(
+      storage.put("k", chunksThen([enc.encode("x")])),
+      /ENOTDIR: not a directory, mkdir '.*a-file\/sub'/,
+    );
+    await assert.rejects(
       saveCheckpoint(storage, "k", { identity: IDENTITY, resourceVersion: "1", items: [] }),
       (err) => {
         assert.ok(err instanceof CheckpointError && err.reason === "storage");
+        // the save reads the head first
         assert.match(
           err.message,
-          /failed to save it: ENOTDIR: not a directory, mkdir '.*a-file\/sub'/,
+          /failed to save it: ENOTDIR: not a directory, open '.*a-file\/sub\/k\.checkpoint'/,
         );
         return true;
       },
@@ -319,5 +327,48 @@ console.log(JSON.stringify(out));
     assert.match(loadNoRead, new RegExp(`failed to read it: .*run it with --allow-read=${ckpt} `));
   } finally {
     await close();
+  }
+});
+
+test("fileCheckpointStorage: saves through two storages on one directory take turns, however it is named", async () => {
+  const { dir, close } = await tempDir();
+  try {
+    const items = configMaps(20);
+    const save = (storage: CheckpointStorage) =>
+      saveCheckpoint(storage, "cms", { identity: IDENTITY, resourceVersion: "7", items });
+    const one = fileCheckpointStorage(dir);
+    const same = fileCheckpointStorage(`${dir}/.//`);
+    const written = (await Promise.all([save(one), save(same)])).map((r) => r.written).sort();
+    assert.deepEqual(written, ["base", "none"], "the second found the first one's head");
+    assert.equal((await readdir(dir)).length, 2, "one head, one snapshot");
+    // another directory has its own turn
+    const other = fileCheckpointStorage(join(dir, "other"));
+    const another = fileCheckpointStorage(join(dir, "another"));
+    const apart = (await Promise.all([save(other), save(another)])).map((r) => r.written);
+    assert.deepEqual(apart, ["base", "base"]);
+  } finally {
+    await close();
+  }
+});
+
+test("resolveDir makes a directory absolute and plain (table)", () => {
+  const rows: [dir: string, cwd: string | undefined, resolved: string][] = [
+    ["/var/ckpt", "/home/me", "/var/ckpt"],
+    ["/var/ckpt/", "/home/me", "/var/ckpt"],
+    ["/var//ckpt/./x/..", "/home/me", "/var/ckpt"],
+    ["ckpt", "/home/me", "/home/me/ckpt"],
+    ["./ckpt", "/home/me/", "/home/me/ckpt"],
+    ["../ckpt", "/home/me", "/home/ckpt"],
+    ["../../../ckpt", "/home/me", "/ckpt"],
+    ["/..", "/", "/"],
+    ["ckpt", undefined, "ckpt"],
+    ["../ckpt", undefined, "../ckpt"],
+    [".", undefined, "."],
+    ["C:\\ckpt\\x\\..", "D:\\work", "C:/ckpt"],
+    ["c:/ckpt", "D:\\work", "C:/ckpt"],
+    ["ckpt", "D:\\work", "D:/work/ckpt"],
+  ];
+  for (const [dir, cwd, resolved] of rows) {
+    assert.equal(resolveDir(dir, cwd), resolved, `${dir} in ${cwd}`);
   }
 });
