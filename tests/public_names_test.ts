@@ -126,8 +126,10 @@ const METRICS = [
 ];
 
 const CHECKPOINT = [
+  "CHECKPOINT_DEFAULTS",
   "CheckpointError",
   "clusterIdentity",
+  "deleteCheckpoint",
   "identityMismatch",
   "kvCheckpointStorage",
   "loadCheckpoint",
