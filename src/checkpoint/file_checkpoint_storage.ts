@@ -84,7 +84,8 @@ const code = (err: unknown) => (err as { code?: string } | null)?.code;
  * const identity = { server: "https://k8s.example.com", apiVersion: "v1", resource: "pods" };
  * const items = [{ metadata: { name: "web-0", namespace: "default" } }];
  * await saveCheckpoint(storage, "pods/default", { identity, resourceVersion: "8", items });
- * assert.deepEqual(await readdir(dir), ["pods%2Fdefault.checkpoint"]);
+ * // the checkpoint's head, and its snapshot in a file of its own
+ * assert.ok((await readdir(dir)).includes("pods%2Fdefault.checkpoint"));
  * assert.deepEqual((await loadCheckpoint(storage, "pods/default", identity))?.items, items);
  * await rm(dir, { recursive: true });
  * ```

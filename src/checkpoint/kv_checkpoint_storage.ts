@@ -115,6 +115,7 @@ function toBytes(value: unknown, what: string): Uint8Array {
  * ```ts
  * import assert from "node:assert/strict";
  * import {
+ *   deleteCheckpoint,
  *   kvCheckpointStorage,
  *   type KeyValueNamespaceLike,
  *   loadCheckpoint,
@@ -135,9 +136,13 @@ function toBytes(value: unknown, what: string): Uint8Array {
  *   data: { value: "x".repeat(100) },
  * }));
  * await saveCheckpoint(storage, "cms", { identity, resourceVersion: "77", items });
- * assert.ok(map.size > 2); // a manifest and its parts
+ * // the head, and its snapshot as a manifest and parts of at most 1024 bytes
+ * assert.ok(map.has("ckpt/cms") && map.size > 3);
+ * assert.ok([...map.values()].every((value) => value.byteLength <= 1024));
  * assert.deepEqual((await loadCheckpoint(storage, "cms", identity))?.items, items);
- * await storage.delete("cms");
+ * // a key too long for Workers KV is refused before anything is written
+ * await assert.rejects(storage.put("k".repeat(500), (async function* () {})()), TypeError);
+ * await deleteCheckpoint(storage, "cms");
  * assert.equal(map.size, 0);
  * ```
  */
