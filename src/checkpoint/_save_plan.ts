@@ -29,6 +29,8 @@ export interface SaveInput {
   progress?: { since?: string; resourceVersion: string };
   /** Whether a list completed in this run (a list in progress stored is then moot). */
   listed: boolean;
+  /** Replace the stored objects whatever their version (they are ahead of the server). */
+  replace?: boolean;
 }
 
 /** What to do with the complete objects. */
@@ -64,7 +66,10 @@ export function planSave(
 ): SavePlan {
   const head = stored.kind === "head" ? stored.head : undefined;
   const rv = input.resourceVersion;
-  if (head?.base && rv !== "" && atOrAfter(head.resourceVersion, rv) && head.resourceVersion !== rv) {
+  if (
+    !input.replace && head?.base && rv !== "" && atOrAfter(head.resourceVersion, rv) &&
+    head.resourceVersion !== rv
+  ) {
     return { state: "keep", partial: "keep", why: "a newer save is stored" };
   }
   let state: StateWrite;
@@ -72,9 +77,9 @@ export function planSave(
   if (rv === "") {
     state = "keep";
     why = "no complete objects";
-  } else if (!head?.base) {
+  } else if (!head?.base || input.replace) {
     state = "base";
-    why = "no snapshot to append to";
+    why = input.replace ? "the stored objects are not to be trusted" : "no snapshot to append to";
   } else if (head.resourceVersion === rv) {
     state = "keep";
     why = "the stored version is this one";
