@@ -14,6 +14,9 @@
 
 const INIT = 0x811c9dc5 | 0;
 const PRIME = 0x01000193;
+// Bound once: a global looked up per byte is slow where globals are slow
+// (edge-runtime runs code in a node:vm context: 10x the cost per request).
+const imul = Math.imul;
 
 /** An incremental 4-lane FNV-1a over bytes. */
 export class Fnv1a4 {
@@ -33,14 +36,14 @@ export class Fnv1a4 {
     const end = n - (n & 3);
     let i = 0;
     for (; i < end; i += 4) {
-      a = Math.imul(a ^ bytes[i], PRIME);
-      b = Math.imul(b ^ bytes[i + 1], PRIME);
-      c = Math.imul(c ^ bytes[i + 2], PRIME);
-      d = Math.imul(d ^ bytes[i + 3], PRIME);
+      a = imul(a ^ bytes[i], PRIME);
+      b = imul(b ^ bytes[i + 1], PRIME);
+      c = imul(c ^ bytes[i + 2], PRIME);
+      d = imul(d ^ bytes[i + 3], PRIME);
     }
-    if (i < n) a = Math.imul(a ^ bytes[i++], PRIME);
-    if (i < n) b = Math.imul(b ^ bytes[i++], PRIME);
-    if (i < n) c = Math.imul(c ^ bytes[i], PRIME);
+    if (i < n) a = imul(a ^ bytes[i++], PRIME);
+    if (i < n) b = imul(b ^ bytes[i++], PRIME);
+    if (i < n) c = imul(c ^ bytes[i], PRIME);
     lanes[s] = a;
     lanes[(s + 1) & 3] = b;
     lanes[(s + 2) & 3] = c;

@@ -80,6 +80,15 @@ export function pieceKey(key: string, kind: "base" | "log" | "page", gen: string
   return `${key}/${kind}/${gen}`;
 }
 
+/** The keys of every piece a head names. */
+export function piecesOf(key: string, head: Head): string[] {
+  return [
+    ...(head.base ? [pieceKey(key, "base", head.base.gen)] : []),
+    ...head.log.map((e) => pieceKey(key, "log", e.gen)),
+    ...(head.partial?.pages ?? []).map((g) => pieceKey(key, "page", g)),
+  ];
+}
+
 /** The head as the bytes to store. */
 export function encodeHead(head: Head): Uint8Array {
   const line = JSON.stringify(head) + "\n";
@@ -96,7 +105,8 @@ export function encodeHead(head: Head): Uint8Array {
 }
 
 const GEN = /^[0-9a-f]{16}$/;
-const count = (n: unknown): n is number => typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
+const count = (n: unknown): n is number =>
+  typeof n === "number" && Number.isSafeInteger(n) && n >= 0;
 const version = (v: unknown): v is string => typeof v === "string" && v !== "";
 
 function isBase(b: unknown): b is HeadBase {

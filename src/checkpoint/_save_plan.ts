@@ -17,7 +17,7 @@ export interface SavePolicy {
 export type StoredHead =
   | { kind: "head"; head: Head; savedAtMs: number }
   /** Nothing, a version 1 checkpoint, or a value that cannot be appended to (overwritten). */
-  | { kind: "other" };
+  | { kind: "other"; obsolete?: string[] };
 
 /** What the caller hands to a save. */
 export interface SaveInput {
@@ -111,7 +111,9 @@ export function planSave(
   if (p) {
     const stored = head?.partial;
     if (p.since === undefined) partial = "restart";
-    else if (stored && stored.continue === p.since && stored.resourceVersion === p.resourceVersion) {
+    else if (
+      stored && stored.continue === p.since && stored.resourceVersion === p.resourceVersion
+    ) {
       partial = "append";
     } // else: another run moved the list on meanwhile; these pages are dropped
   } else if (input.listed && head?.partial) {

@@ -3,7 +3,7 @@ import { CheckpointError } from "./checkpoint_error.ts";
 import { describeStorageCause } from "./_storage_cause.ts";
 import { abortable } from "../async/_abortable.ts";
 import { readStored, release } from "./_head_io.ts";
-import { pieceKey } from "./_head.ts";
+import { piecesOf } from "./_head.ts";
 import { withKeyLock } from "./_key_lock.ts";
 
 /**
@@ -43,30 +43,26 @@ export async function deleteCheckpoint(
     throw new TypeError("deleteCheckpoint: key must be a non-empty string");
   }
   try {
-    return await abortable(withKeyLock(storage, key, async () => {
-      let pieces: string[] = [];
-      let found = true;
-      try {
-        const stored = await readStored(storage, key, signal);
-        if (stored.kind === "none") found = false;
-        if (stored.kind === "stream") release({ [Symbol.asyncIterator]: () => stored.rest });
-        if (stored.kind === "head") {
-          const h = stored.head;
-          pieces = [
-            ...(h.base ? [pieceKey(key, "base", h.base.gen)] : []),
-            ...h.log.map((e) => pieceKey(key, "log", e.gen)),
-            ...(h.partial?.pages ?? []).map((g) => pieceKey(key, "page", g)),
-          ];
+    return await abortable(
+      withKeyLock(storage, key, async () => {
+        let pieces: string[] = [];
+        let found = true;
+        try {
+          const stored = await readStored(storage, key, signal);
+          if (stored.kind === "none") found = false;
+          if (stored.kind === "stream") release({ [Symbol.asyncIterator]: () => stored.rest });
+          if (stored.kind === "head") pieces = piecesOf(key, stored.head);
+        } catch (err) {
+          if (signal?.aborted || !(err instanceof CheckpointError)) throw err;
+          // a damaged head: deleted as one value
         }
-      } catch (err) {
-        if (signal?.aborted || !(err instanceof CheckpointError)) throw err;
-        // a damaged head: deleted as one value
-      }
-      if (!found) return 0;
-      await abortable(storage.delete(key, { signal }), signal);
-      for (const piece of pieces) await abortable(storage.delete(piece, { signal }), signal);
-      return 1 + pieces.length;
-    }), signal);
+        if (!found) return 0;
+        await abortable(storage.delete(key, { signal }), signal);
+        for (const piece of pieces) await abortable(storage.delete(piece, { signal }), signal);
+        return 1 + pieces.length;
+      }),
+      signal,
+    );
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof CheckpointError) throw err;

@@ -12,16 +12,15 @@ import {
 } from "./_format.ts";
 import { describeStorageCause } from "./_storage_cause.ts";
 import { abortable } from "../async/_abortable.ts";
-import { encodeHead, type Head, HEAD_VERSION, pieceKey } from "./_head.ts";
+import { encodeHead, type Head, HEAD_VERSION, pieceKey, piecesOf } from "./_head.ts";
 import { readStored, release } from "./_head_io.ts";
 import { encodeLogPiece, LOG_FORMAT, type NetChange } from "./_log_piece.ts";
 import { planSave, type SavePlan, type StoredHead } from "./_save_plan.ts";
 import { withKeyLock } from "./_key_lock.ts";
 import { newGeneration } from "./_split_value.ts";
 import {
-  CHECKPOINT_DEFAULTS,
-  type SaveCheckpointOptions,
   resolveSaveCheckpointOptions,
+  type SaveCheckpointOptions,
 } from "./save_checkpoint_options.ts";
 
 /**
@@ -50,7 +49,7 @@ export interface CheckpointData<T extends KubeObjectLike = KubeObject> {
    * checkpoint is at a version from `since` to `resourceVersion`, only these
    * are written. Taken as a snapshot like `items`.
    */
-  changes?: { since: string; objects: Iterable<NetChange<T>> };
+  changes?: { since: string; objects: Iterable<readonly [key: string, object: T | undefined]> };
   /**
    * A list in progress (what `catchUp` saves when a list does not fit its
    * budget): the objects of the pages not saved yet, the continue token of
@@ -192,7 +191,8 @@ export async function saveCheckpoint<T extends KubeObjectLike = KubeObject>(
     identity: savedIdentity(data.identity),
     resourceVersion: data.resourceVersion,
     items: Array.from(data.items),
-    changes: data.changes && { since: data.changes.since, objects: Array.from(data.changes.objects) },
+    changes: data.changes &&
+      { since: data.changes.since, objects: Array.from(data.changes.objects) },
     progress: progress && { ...progress, items: Array.from(progress.items) },
     listed: data.listed === true,
     replace: data.replace === true,
@@ -260,24 +260,35 @@ async function saveLocked<T extends KubeObjectLike>(
   const stored = await readHead(storage, key, s.identity, signal);
   const now = o.now();
   const logPiece = s.changes && stored.kind === "head" && stored.head.base
-    ? own(() => encodeLogPiece({
-      format: LOG_FORMAT,
-      version: 1,
-      base: stored.head.base!.gen,
-      from: stored.head.resourceVersion,
-      to: s.resourceVersion,
-      count: s.changes!.objects.length,
-    }, s.changes!.objects))
+    ? own(() =>
+      encodeLogPiece({
+        format: LOG_FORMAT,
+        version: 1,
+        base: stored.head.base!.gen,
+        from: stored.head.resourceVersion,
+        to: s.resourceVersion,
+        count: s.changes!.objects.length,
+      }, s.changes!.objects)
+    )
     : undefined;
-  const plan: SavePlan = planSave(stored, {
-    resourceVersion: s.resourceVersion,
-    changes: s.changes &&
-      { since: s.changes.since, count: s.changes.objects.length, bytes: logPiece?.byteLength ?? 0 },
-    progress: s.progress &&
-      { since: s.progress.since, resourceVersion: s.progress.resourceVersion },
-    listed: s.listed,
-    replace: s.replace,
-  }, o, now);
+  const plan: SavePlan = planSave(
+    stored,
+    {
+      resourceVersion: s.resourceVersion,
+      changes: s.changes &&
+        {
+          since: s.changes.since,
+          count: s.changes.objects.length,
+          bytes: logPiece?.byteLength ?? 0,
+        },
+      progress: s.progress &&
+        { since: s.progress.since, resourceVersion: s.progress.resourceVersion },
+      listed: s.listed,
+      replace: s.replace,
+    },
+    o,
+    now,
+  );
   const old = stored.kind === "head" ? stored.head : undefined;
   if (plan.state === "keep" && plan.partial === "keep") {
     return {
@@ -298,18 +309,24 @@ async function saveLocked<T extends KubeObjectLike>(
   };
   head.identity = s.identity;
   head.savedAt = new Date(now).toISOString();
-  const obsolete: string[] = [];
+  const obsolete: string[] = stored.kind === "other" ? [...stored.obsolete ?? []] : [];
   let bytes = 0;
   if (plan.state === "base") {
     const gen = newGeneration();
-    const written = await putSnapshot(storage, pieceKey(key, "base", gen), {
-      format: FORMAT,
-      version: VERSION,
-      savedAt: head.savedAt,
-      resourceVersion: s.resourceVersion,
-      count: s.items.length,
-      identity: s.identity,
-    }, s.items, signal);
+    const written = await putSnapshot(
+      storage,
+      pieceKey(key, "base", gen),
+      {
+        format: FORMAT,
+        version: VERSION,
+        savedAt: head.savedAt,
+        resourceVersion: s.resourceVersion,
+        count: s.items.length,
+        identity: s.identity,
+      },
+      s.items,
+      signal,
+    );
     bytes += written;
     if (old?.base) obsolete.push(pieceKey(key, "base", old.base.gen));
     for (const e of old?.log ?? []) obsolete.push(pieceKey(key, "log", e.gen));
@@ -334,14 +351,20 @@ async function saveLocked<T extends KubeObjectLike>(
   if (plan.partial === "append" || plan.partial === "restart") {
     const p = s.progress!;
     const gen = newGeneration();
-    bytes += await putSnapshot(storage, pieceKey(key, "page", gen), {
-      format: FORMAT,
-      version: VERSION,
-      savedAt: head.savedAt,
-      resourceVersion: p.resourceVersion,
-      count: p.items.length,
-      identity: s.identity,
-    }, p.items, signal);
+    bytes += await putSnapshot(
+      storage,
+      pieceKey(key, "page", gen),
+      {
+        format: FORMAT,
+        version: VERSION,
+        savedAt: head.savedAt,
+        resourceVersion: p.resourceVersion,
+        count: p.items.length,
+        identity: s.identity,
+      },
+      p.items,
+      signal,
+    );
     const before = plan.partial === "append" ? old!.partial! : undefined;
     if (plan.partial === "restart") {
       for (const g of old?.partial?.pages ?? []) obsolete.push(pieceKey(key, "page", g));
@@ -370,7 +393,11 @@ async function saveLocked<T extends KubeObjectLike>(
     // a piece left behind is only space: never a reason to fail a save that happened
     await abortable(storage.delete(piece, { signal }), signal).catch(() => {});
   }
-  const written = plan.state !== "keep" ? plan.state : plan.partial === "clear" ? "version" : "pages";
+  const written = plan.state !== "keep"
+    ? plan.state
+    : plan.partial === "clear"
+    ? "version"
+    : "pages";
   return { count: head.count, bytes, written, resourceVersion: head.resourceVersion };
 }
 
@@ -392,8 +419,10 @@ async function readHead(
     release({ [Symbol.asyncIterator]: () => stored.rest });
     return { kind: "other" };
   }
-  if (stored.kind === "none" || firstDifference(stored.head.identity, identity)) {
-    return { kind: "other" };
+  if (stored.kind === "none") return { kind: "other" };
+  if (firstDifference(stored.head.identity, identity)) {
+    // another identity's checkpoint: replaced, and its pieces deleted after
+    return { kind: "other", obsolete: piecesOf(key, stored.head) };
   }
   const savedAtMs = Date.parse(stored.head.savedAt);
   return { kind: "head", head: stored.head, savedAtMs: Number.isFinite(savedAtMs) ? savedAtMs : 0 };
@@ -409,7 +438,10 @@ async function putSnapshot<T extends KubeObjectLike>(
 ): Promise<number> {
   const state: EncodeState = { bytes: 0, finished: false };
   try {
-    await abortable(storage.put(piece, encodeCheckpoint(header, items, state, signal), { signal }), signal);
+    await abortable(
+      storage.put(piece, encodeCheckpoint(header, items, state, signal), { signal }),
+      signal,
+    );
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (state.error !== undefined) {
@@ -428,5 +460,3 @@ async function putSnapshot<T extends KubeObjectLike>(
 async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array, void, undefined> {
   yield bytes;
 }
-
-

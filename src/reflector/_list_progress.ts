@@ -155,9 +155,10 @@ export class ListProgress<T extends KubeObjectLike> {
     for (const item of items) this.#items.push(item);
     this.#continue = token;
     const remaining = page.metadata?.remainingItemCount;
-    this.#remaining = typeof remaining === "number" && Number.isSafeInteger(remaining) && remaining >= 0
-      ? remaining
-      : undefined;
+    this.#remaining =
+      typeof remaining === "number" && Number.isSafeInteger(remaining) && remaining >= 0
+        ? remaining
+        : undefined;
     return page;
   }
 }

@@ -9,7 +9,7 @@ import { abortable } from "../async/_abortable.ts";
 import { childAbortController } from "../async/_async.ts";
 import { CheckpointError } from "../checkpoint/checkpoint_error.ts";
 import { loadCheckpoint, type LoadedCheckpoint } from "../checkpoint/load_checkpoint.ts";
-import { type SavedCheckpoint, saveCheckpoint } from "../checkpoint/save_checkpoint.ts";
+import { saveCheckpoint, type SavedCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import { ListProgress } from "./_list_progress.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
@@ -132,7 +132,10 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
     const complete = goal === undefined ? state.listed !== undefined : state.reached(goal);
     const { saved, saveError } = await save(o, identity, state, progress, report);
     const listing = progress.items > 0
-      ? { items: progress.items, ...(progress.remaining === undefined ? {} : { remaining: progress.remaining }) }
+      ? {
+        items: progress.items,
+        ...(progress.remaining === undefined ? {} : { remaining: progress.remaining }),
+      }
       : undefined;
     return {
       changes: state.changes,
@@ -268,7 +271,8 @@ async function load<T extends KubeObjectLike>(
   }
   const state = new CatchUpState<T>(loaded?.items ?? [], loaded?.resourceVersion ?? "");
   state.nextListReason = listed;
-  state.replace = listed === "ahead-of-server";
+  // a checkpoint that could not be used is replaced, even by objects at its version
+  state.replace = listed === "ahead-of-server" || listed === "unusable-checkpoint";
   if (listed) state.rv = ""; // nothing in it is exact until the list
   state.since = state.rv; // the changes found are since this version (none: a new snapshot)
   const progress = new ListProgress<T>(

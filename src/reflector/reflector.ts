@@ -166,6 +166,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   #saving: Promise<void> = Promise.resolve();
   /** What changed since the checkpoint was last saved or loaded (with a checkpoint option only). */
   readonly #changes = new ChangesSince<T>();
+  /** Whether the stored checkpoint failed to load (its next save replaces it whatever its version). */
+  #replaceStored = false;
   #running = false;
   #status: ReflectorStatus;
   /** `status.lastEventAt` was set in the current synchronous run of events. */
@@ -272,10 +274,14 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           changes: taken.since === undefined
             ? undefined
             : { since: taken.since, objects: taken.objects },
+          // a checkpoint that could not be loaded is replaced, even at this version
+          replace: this.#replaceStored,
         },
         { signal },
       );
-      this.#changes.saved(taken, resourceVersion);
+      // nothing written: the stored version stays what the changes are since
+      if (written !== "none") this.#changes.saved(taken, resourceVersion);
+      if (written !== "none") this.#replaceStored = false;
       return { resourceVersion, count, bytes, written };
     };
     // waits for the save before it, but no longer than its own signal allows
@@ -481,6 +487,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     } catch (err) {
       if (signal.aborted) return;
       this.#report(err, "checkpoint");
+      this.#replaceStored = true;
       return;
     }
     if (!loaded || signal.aborted) return;

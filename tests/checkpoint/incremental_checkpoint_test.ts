@@ -28,7 +28,7 @@ test("incremental checkpoint: a run with no change writes nothing", async () => 
   storage.resetCounts();
   for (let run = 0; run < 5; run++) {
     const changes = model.step(0);
-    now += 10_000; // every 10 s, below versionMarkerIntervalMs
+    now += 8_000; // every 8 s: 40 s in all, below versionMarkerIntervalMs (45 s)
     // the changes since the stored version (which a save with no change leaves as it was)
     const saved = await saveModel(storage, model, changes, "1000", { now: () => now });
     assert.equal(saved.written, "none", `run ${run}`);
@@ -130,7 +130,8 @@ test("incremental checkpoint: with no change, only the head is written once it i
   const model = new Model(100);
   let now = Date.parse("2030-01-01T00:00:00Z");
   const start = now;
-  const options = { now: () => now, maxLogRatio: 100 };
+  // the interval given, so the test does not follow the default
+  const options = { now: () => now, maxLogRatio: 100, versionMarkerIntervalMs: 60_000 };
   await saveModel(storage, model, undefined, "", options);
   let stored = model.resourceVersion;
   const run = async (changes: number, at: number) => {

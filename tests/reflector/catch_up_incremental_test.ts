@@ -18,7 +18,10 @@ import { ManualClock } from "../../testkit.ts";
 
 const identity = { server: "https://k8s.test", apiVersion: "v1", resource: "configmaps" };
 const bookmark = (rv: string) =>
-  ({ type: "BOOKMARK", object: { kind: "ConfigMap", metadata: { resourceVersion: rv } } }) as WatchEvent;
+  ({
+    type: "BOOKMARK",
+    object: { kind: "ConfigMap", metadata: { resourceVersion: rv } },
+  }) as WatchEvent;
 
 /** A storage that counts what is written, by key. */
 function counting(inner: CheckpointStorage = memoryCheckpointStorage()) {
@@ -29,12 +32,16 @@ function counting(inner: CheckpointStorage = memoryCheckpointStorage()) {
     delete: (k, o) => inner.delete(k, o),
     put: (k, data, o) => {
       puts.push(k);
-      return inner.put(k, (async function* () {
-        for await (const chunk of data) {
-          bytes += chunk.byteLength;
-          yield chunk;
-        }
-      })(), o);
+      return inner.put(
+        k,
+        (async function* () {
+          for await (const chunk of data) {
+            bytes += chunk.byteLength;
+            yield chunk;
+          }
+        })(),
+        o,
+      );
     },
   };
   return {
@@ -177,7 +184,11 @@ test("catchUp: a first list that does not fit the budget is saved page by page a
   const stored = await loadCheckpoint(t.store.storage, "k", identity, { partial: true });
   assert.equal(stored?.partial?.items.length, 1000);
   assert.equal(stored?.partial?.continue, "c1000");
-  assert.equal(await loadCheckpoint(t.store.storage, "k", identity), undefined, "nothing complete yet");
+  assert.equal(
+    await loadCheckpoint(t.store.storage, "k", identity),
+    undefined,
+    "nothing complete yet",
+  );
 
   // the second run asks for the rest only
   const listsBefore = t.lw.of("list").length;
@@ -215,7 +226,11 @@ test("catchUp: a saved list whose continue token expired (410) starts over, repo
   await t.clock.advance(3_500);
   await second.promise;
   const r2 = second.result!;
-  assert.ok(t.errors.some((e) => e.error instanceof KubeStatusError && (e.error as KubeStatusError).code === 410));
+  assert.ok(
+    t.errors.some((e) =>
+      e.error instanceof KubeStatusError && (e.error as KubeStatusError).code === 410
+    ),
+  );
   assert.equal(r2.complete, false);
   // 1 s for the refused token, then two pages of the new list
   assert.deepEqual(r2.progress, { items: 1000, remaining: 1000 });
