@@ -64,6 +64,11 @@ export {
 } from "./src/checkpoint/save_checkpoint.ts";
 export { deleteCheckpoint } from "./src/checkpoint/delete_checkpoint.ts";
 export {
+  type CachedCheckpoint,
+  CheckpointCache,
+  checkpointCache,
+} from "./src/checkpoint/checkpoint_cache.ts";
+export {
   CHECKPOINT_DEFAULTS,
   type SaveCheckpointOptions,
 } from "./src/checkpoint/save_checkpoint_options.ts";

@@ -127,7 +127,9 @@ const METRICS = [
 
 const CHECKPOINT = [
   "CHECKPOINT_DEFAULTS",
+  "CheckpointCache",
   "CheckpointError",
+  "checkpointCache",
   "clusterIdentity",
   "deleteCheckpoint",
   "identityMismatch",

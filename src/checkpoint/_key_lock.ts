@@ -18,6 +18,11 @@ export function setLockScope(storage: CheckpointStorage, scope: object): void {
   scopes.set(storage, scope);
 }
 
+/** The scope of `storage`: what it shares locks (and cached checkpoints) with. */
+export function scopeOf(storage: CheckpointStorage): object {
+  return scopes.get(storage) ?? storage;
+}
+
 /**
  * Runs `fn` once every earlier call for the same scope and key has
  * settled. The wait itself is not bounded here: callers race the result
@@ -28,7 +33,7 @@ export function withKeyLock<R>(
   key: string,
   fn: () => Promise<R>,
 ): Promise<R> {
-  const scope = scopes.get(storage) ?? storage;
+  const scope = scopeOf(storage);
   let byKey = locks.get(scope);
   if (!byKey) locks.set(scope, byKey = new Map());
   const previous = byKey.get(key) ?? Promise.resolve();

@@ -12,6 +12,7 @@ import { decodeLogPiece } from "./_log_piece.ts";
 import { atOrAfter } from "./_save_plan.ts";
 import { describeDifference, firstDifference } from "./_identity.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
+import type { CheckpointCache } from "./checkpoint_cache.ts";
 
 /** A checkpoint read back whole, checked and matching the expected identity. */
 export interface LoadedCheckpoint<T extends KubeObjectLike = KubeObject> {
@@ -53,6 +54,12 @@ export interface LoadedPartial<T extends KubeObjectLike = KubeObject> {
 export interface LoadCheckpointOptions {
   /** Aborts the load: it rejects with `signal.reason`. */
   signal?: AbortSignal;
+  /**
+   * Decoded checkpoints kept between loads (see {@linkcode CheckpointCache}):
+   * a load whose stored snapshot is the cached one reads only the head and
+   * the new log pieces. Default: none.
+   */
+  cache?: CheckpointCache;
   /**
    * Also load a list in progress (`partial`), and a checkpoint that has
    * only that (no complete objects yet: `resourceVersion` `""`). Without
@@ -111,7 +118,7 @@ export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
   expected: CheckpointIdentity,
   options: LoadCheckpointOptions = {},
 ): Promise<LoadedCheckpoint<T> | undefined> {
-  const { signal, partial = false } = options;
+  const { signal, partial = false, cache } = options;
   signal?.throwIfAborted();
   if (typeof key !== "string" || key === "") {
     throw new TypeError("loadCheckpoint: key must be a non-empty string");
@@ -142,6 +149,7 @@ export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
     return await loadIncremental<T>(storage, key, expected, stored.head, stored.bytes, {
       signal,
       partial,
+      cache,
     });
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
@@ -195,7 +203,7 @@ async function loadIncremental<T extends KubeObjectLike>(
   expected: CheckpointIdentity,
   head: Head,
   headBytes: number,
-  options: { signal?: AbortSignal; partial: boolean },
+  options: { signal?: AbortSignal; partial: boolean; cache?: CheckpointCache },
 ): Promise<LoadedCheckpoint<T> | undefined> {
   const { signal } = options;
   const mismatch = firstDifference(head.identity, expected);
@@ -211,7 +219,23 @@ async function loadIncremental<T extends KubeObjectLike>(
   let bytes = headBytes;
   let values = 1;
   let items: T[] = [];
-  if (head.base) {
+  const cached = head.base && options.cache?.get(storage, key);
+  const reuse = cached && head.base && cached.baseGen === head.base.gen &&
+    cached.logGens.length <= head.log.length &&
+    cached.logGens.every((gen, i) => head.log[i].gen === gen);
+  if (reuse) {
+    // the snapshot and the log so far are the cached ones: read what is new
+    const first = cached.logGens.length;
+    items = cached.items as T[];
+    if (first < head.log.length) {
+      items = applyLog(key, items, await readLog<T>(storage, key, head, signal, first));
+    }
+    for (const e of head.log.slice(first)) bytes += e.bytes;
+    values += head.log.length - first;
+    if (items.length !== head.count) {
+      throw new CheckpointError("corrupt", key, "its objects do not add up to its head's count");
+    }
+  } else if (head.base) {
     const base = await readPiece<T>(
       storage,
       key,
@@ -237,6 +261,15 @@ async function loadIncremental<T extends KubeObjectLike>(
     if (items.length !== head.count) {
       throw new CheckpointError("corrupt", key, "its objects do not add up to its head's count");
     }
+  }
+  if (head.base && options.cache) {
+    options.cache.set(storage, key, {
+      baseGen: head.base.gen,
+      logGens: head.log.map((e) => e.gen),
+      resourceVersion: head.resourceVersion,
+      items,
+    });
+    items = items.slice(); // the caller's own array; the objects are shared
   }
   let loadedPartial: LoadedPartial<T> | undefined;
   if (head.partial && options.partial) {
@@ -289,15 +322,17 @@ async function readLog<T extends KubeObjectLike>(
   key: string,
   head: Head,
   signal: AbortSignal | undefined,
+  first = 0,
 ): Promise<(readonly [string, T | undefined])[][]> {
-  const reads = head.log.map((e) => readWhole(storage, pieceKey(key, "log", e.gen), signal));
+  const entries = head.log.slice(first);
+  const reads = entries.map((e) => readWhole(storage, pieceKey(key, "log", e.gen), signal));
   // every read is settled even when one fails: none is left unobserved
   const settled = await Promise.allSettled(reads);
   const pieces: (readonly [string, T | undefined])[][] = [];
-  let at = head.base!.resourceVersion;
-  for (let i = 0; i < head.log.length; i++) {
+  let at = first > 0 ? head.log[first - 1].to : head.base!.resourceVersion;
+  for (let i = first; i < head.log.length; i++) {
     const e = head.log[i];
-    const r = settled[i];
+    const r = settled[i - first];
     if (r.status === "rejected") throw r.reason;
     if (r.value === undefined) {
       throw new CheckpointError(

@@ -386,8 +386,17 @@ async function saveLocked<T extends KubeObjectLike>(
   }
   const encoded = encodeHead(head);
   // The switch-over: from here on, readers find the new checkpoint.
+  if (plan.state !== "keep") o.cache?.delete(storage, key); // until the head is written
   await abortable(storage.put(key, once(encoded), { signal }), signal);
   bytes += encoded.byteLength;
+  if (o.cache && head.base && plan.state !== "keep") {
+    o.cache.set(storage, key, {
+      baseGen: head.base.gen,
+      logGens: head.log.map((e) => e.gen),
+      resourceVersion: head.resourceVersion,
+      items: s.items,
+    });
+  }
   for (const piece of obsolete) {
     if (signal?.aborted) break;
     // a piece left behind is only space: never a reason to fail a save that happened

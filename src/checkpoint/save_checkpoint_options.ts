@@ -4,8 +4,15 @@
  * @module
  */
 
+import type { CheckpointCache } from "./checkpoint_cache.ts";
+
 /** Options of {@linkcode saveCheckpoint}. */
 export interface SaveCheckpointOptions {
+  /**
+   * Remember what was written in this cache (see {@linkcode CheckpointCache}),
+   * so that the next load with it reads only the head. Default: none.
+   */
+  cache?: CheckpointCache;
   /** Aborts the save: it rejects with `signal.reason` (the previous checkpoint stays). */
   signal?: AbortSignal;
   /**
@@ -52,6 +59,7 @@ export const CHECKPOINT_DEFAULTS: Readonly<{
 /** {@linkcode SaveCheckpointOptions} validated, with every default filled in. */
 export interface ResolvedSaveCheckpointOptions {
   signal?: AbortSignal;
+  cache?: CheckpointCache;
   maxLogEntries: number;
   maxLogRatio: number;
   versionMarkerIntervalMs: number;
@@ -90,8 +98,12 @@ export function resolveSaveCheckpointOptions(
   if (o.now !== undefined && typeof o.now !== "function") {
     throw new TypeError("saveCheckpoint: now must be a function");
   }
+  if (o.cache !== undefined && (o.cache === null || typeof o.cache.set !== "function")) {
+    throw new TypeError("saveCheckpoint: cache must be a CheckpointCache (checkpointCache())");
+  }
   return {
     signal: o.signal,
+    cache: o.cache,
     maxLogEntries,
     maxLogRatio,
     versionMarkerIntervalMs: interval,

@@ -246,7 +246,11 @@ async function load<T extends KubeObjectLike>(
   let loaded: LoadedCheckpoint<T> | undefined;
   let listed: CatchUpListReason | undefined;
   try {
-    loaded = await loadCheckpoint<T>(o.storage, o.key, identity, { signal, partial: true });
+    loaded = await loadCheckpoint<T>(o.storage, o.key, identity, {
+      signal,
+      partial: true,
+      cache: o.cache,
+    });
     if (!loaded || loaded.resourceVersion === "") listed = "no-checkpoint";
   } catch (err) {
     if (signal.aborted) throw signal.reason;
@@ -405,7 +409,7 @@ async function save<T extends KubeObjectLike>(
       progress: pages,
       listed: state.listed !== undefined,
       replace: state.replace && state.rv !== "",
-    }, { signal: controller.signal, now: () => o.clock.now() });
+    }, { signal: controller.signal, now: () => o.clock.now(), cache: o.cache });
     if (pages) progress.markSaved(pages);
     return { saved };
   } catch (err) {

@@ -2,6 +2,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { type Clock, systemClock } from "../async/clock.ts";
 import type { CheckpointStorage } from "../checkpoint/checkpoint_storage.ts";
 import type { SavedCheckpoint } from "../checkpoint/save_checkpoint.ts";
+import type { CheckpointCache } from "../checkpoint/checkpoint_cache.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
 import type { ErrorHandler } from "./watcher_options.ts";
 
@@ -11,6 +12,14 @@ export interface CatchUpOptions {
   storage: CheckpointStorage;
   /** The checkpoint's key. Required. */
   key: string;
+  /**
+   * Decoded checkpoints kept in memory between runs in one process (see
+   * `checkpointCache()`): a run whose stored snapshot is the one cached
+   * reads only the head and the changes since, not every object again.
+   * Keep one at module scope in a Worker (it lives as long as the isolate).
+   * Default: none.
+   */
+  cache?: CheckpointCache;
   /** What the checkpoint must be for. Default: the lister-watcher's `identity()`. */
   identity?: ResourceIdentity;
   /**
@@ -138,6 +147,7 @@ export interface CatchUpResult<T extends KubeObjectLike = KubeObject> {
 export interface ResolvedCatchUpOptions {
   storage: CheckpointStorage;
   key: string;
+  cache?: CheckpointCache;
   identity?: ResourceIdentity;
   budgetMs: number;
   saveTimeoutMs: number;
@@ -188,9 +198,13 @@ export function resolveCatchUpOptions(options: CatchUpOptions): ResolvedCatchUpO
   if (o.random !== undefined && typeof o.random !== "function") {
     throw new TypeError("catchUp: random must be a function");
   }
+  if (o.cache !== undefined && (o.cache === null || typeof o.cache.get !== "function")) {
+    throw new TypeError("catchUp: cache must be a CheckpointCache (checkpointCache())");
+  }
   return {
     storage,
     key,
+    cache: o.cache,
     identity: o.identity,
     budgetMs: ms("budgetMs", o.budgetMs, D.budgetMs),
     saveTimeoutMs: ms("saveTimeoutMs", o.saveTimeoutMs, D.saveTimeoutMs),

@@ -11,6 +11,7 @@ import type { CatchUpOptions, CatchUpResult } from "../../src/reflector/catch_up
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
 import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
+import { checkpointCache } from "../../src/checkpoint/checkpoint_cache.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import type { KubeList, KubeObject, WatchEvent } from "../../src/api/types.ts";
 import type { ListOptions } from "../../src/transport/lister_watcher.ts";
@@ -273,4 +274,31 @@ test("catchUp: a checkpoint ahead of the server (etcd restored from a backup) is
   const loaded = await loadCheckpoint(t.store.storage, "k", identity);
   assert.equal(loaded?.resourceVersion, "40");
   assert.deepEqual(loaded?.items.map((o) => o.metadata.name), ["b"]);
+});
+
+test("catchUp with a cache: a warm run reads the head and the changes since, not every object", async () => {
+  const t = setup(many(2000), "50");
+  const gets: string[] = [];
+  const inner = t.store.storage;
+  const storage = {
+    ...inner,
+    get: (k: string, o?: { signal?: AbortSignal }) => (gets.push(k), inner.get(k, o)),
+  };
+  const cache = checkpointCache();
+  t.lw.onWatch = (o) => events([bookmark(t.lw.resourceVersion)], o);
+  await t.complete({ storage, cache }); // lists, saves a snapshot, remembers it
+  t.lw.resourceVersion = "51";
+  t.lw.onWatch = (o) => events([ev("MODIFIED", cm("cm-00009", "51", { i: "new" }))], o);
+  gets.length = 0;
+  const warm = await t.complete({ storage, cache });
+  assert.deepEqual(warm.changes.map((c) => c.key), ["ns/cm-00009"]);
+  assert.equal(warm.objects.size, 2000);
+  assert.ok(gets.every((k) => !k.includes("/base/")), `no snapshot read: ${gets.join()}`);
+  // a cold process (no cache) gets the same objects from the storage
+  const cold = await loadCheckpoint(inner, "k", identity);
+  assert.deepEqual(
+    cold!.items.map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`).sort(),
+    [...warm.objects.values()].map((o) => `${o.metadata.name}@${o.metadata.resourceVersion}`)
+      .sort(),
+  );
 });
