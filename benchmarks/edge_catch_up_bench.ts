@@ -25,6 +25,8 @@
  */
 import { catchUp, KubeClient, type KubeObject, resourceListerWatcher } from "../mod.ts";
 import {
+  type CheckpointCache,
+  checkpointCache,
   type CheckpointStorage,
   type KeyValueNamespaceLike,
   kvCheckpointStorage,
@@ -176,19 +178,28 @@ for (const n of counts) {
       namespace: NAMESPACE,
     });
     const kv = countingKv();
+    const warmKv = countingKv();
     const mem = countingStorage(memoryCheckpointStorage());
-    const storages: [string, CheckpointStorage, Counts][] = [
+    const storages: [string, CheckpointStorage, Counts, CheckpointCache?][] = [
       ["kv", kvCheckpointStorage(kv.kv, { minWriteIntervalMs: 0, prefix: "ckpt/" }), kv.counts],
+      // a warm process: the decoded checkpoint kept between runs (what a Worker isolate keeps)
+      [
+        "kv + cache",
+        kvCheckpointStorage(warmKv.kv, { minWriteIntervalMs: 0, prefix: "ckpt/" }),
+        warmKv.counts,
+        checkpointCache(),
+      ],
       ["memory", mem.storage, mem.counts],
     ];
     let generation = 0;
-    for (const [name, storage, c] of storages) {
+    for (const [name, storage, c, cache] of storages) {
       const opts = {
         storage,
         key: `v1/configmaps/${NAMESPACE}`,
         identity,
         budgetMs: 120_000,
         onError: () => {},
+        cache,
       };
       const before = snapshot(c);
       const t0 = performance.now();
@@ -274,7 +285,7 @@ for (const r of rows) {
   const ratio = r.baselineWritten ? (r.bytesWritten / r.baselineWritten).toPrecision(2) : "-";
   console.log(
     `| ${r.objects} | ${r.storage} | ${r.run} | ${fmtBytes(r.bytesRead)} | ${
-      r.storage === "kv" ? r.valuesRead : "-"
+      r.storage.startsWith("kv") ? r.valuesRead : "-"
     } | ${fmtBytes(r.bytesWritten)} | ${r.valuesWritten} | ${r.written} | ${
       fmtMs(r.ms)
     } | ${before} | ${ratio} |`,
