@@ -20,7 +20,11 @@ export type Stored =
 
 /** Releases a value nobody will read (its iterator's `return()`), e.g. an open file. */
 export function release(body: AsyncIterable<Uint8Array> | undefined): unknown {
-  return body?.[Symbol.asyncIterator]().return?.();
+  try {
+    return Promise.resolve(body?.[Symbol.asyncIterator]().return?.()).catch(() => {});
+  } catch {
+    return undefined; // a return() that throws: nothing more to release
+  }
 }
 
 function concat(chunks: Uint8Array[], length: number): Uint8Array {

@@ -33,8 +33,8 @@ export interface SaveInput {
   replace?: boolean;
 }
 
-/** What to do with the complete objects. */
-export type StateWrite = "keep" | "version" | "log" | "base";
+/** What to do with the complete objects (`"drop"`: remove them, they are not to be trusted and there are none to replace them yet). */
+export type StateWrite = "keep" | "version" | "log" | "base" | "drop";
 /** What to do with a stored list in progress. */
 export type PartialWrite = "keep" | "clear" | "append" | "restart";
 
@@ -75,8 +75,8 @@ export function planSave(
   let state: StateWrite;
   let why: string;
   if (rv === "") {
-    state = "keep";
-    why = "no complete objects";
+    state = input.replace && head?.base ? "drop" : "keep";
+    why = state === "drop" ? "the stored objects are not to be trusted" : "no complete objects";
   } else if (!head?.base || input.replace) {
     state = "base";
     why = input.replace ? "the stored objects are not to be trusted" : "no snapshot to append to";
@@ -116,8 +116,13 @@ export function planSave(
     ) {
       partial = "append";
     } // else: another run moved the list on meanwhile; these pages are dropped
-  } else if (input.listed && head?.partial) {
-    partial = "clear";
+  } else if (head?.partial) {
+    // a list in progress is moot once a list completed, or once the complete
+    // objects are at or past its version (going on with it would go back in time)
+    const after = state === "keep" ? head.resourceVersion : state === "drop" ? "" : rv;
+    if (input.listed || (after !== "" && atOrAfter(after, head.partial.resourceVersion))) {
+      partial = "clear";
+    }
   }
   return { state, partial, why };
 }

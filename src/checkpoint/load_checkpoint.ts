@@ -146,11 +146,19 @@ export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
         values: 1,
       };
     }
-    return await loadIncremental<T>(storage, key, expected, stored.head, stored.bytes, {
-      signal,
-      partial,
-      cache,
-    });
+    const options = { signal, partial, cache };
+    try {
+      return await loadIncremental<T>(storage, key, expected, stored.head, stored.bytes, options);
+    } catch (err) {
+      // A piece gone missing under a head read a moment ago: a save replaced
+      // that head meanwhile (a compaction deletes what it no longer names).
+      // Read the new head once; a head that has not changed is damage.
+      if (!(err instanceof CheckpointError) || err.reason !== "truncated") throw err;
+      const again = await readStored(storage, key, signal);
+      if (again.kind === "stream") releaseIterator(again.rest);
+      if (again.kind !== "head" || sameHead(again.head, stored.head)) throw err;
+      return await loadIncremental<T>(storage, key, expected, again.head, again.bytes, options);
+    }
   } catch (err) {
     if (signal?.aborted) throw signal.reason;
     if (err instanceof CheckpointError) throw err;
@@ -161,6 +169,18 @@ export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
       { cause: err },
     );
   }
+}
+
+/** Whether two heads name the same pieces. */
+function sameHead(a: Head, b: Head): boolean {
+  return a.savedAt === b.savedAt && a.base?.gen === b.base?.gen &&
+    a.log.map((e) => e.gen).join() === b.log.map((e) => e.gen).join() &&
+    a.partial?.pages.join() === b.partial?.pages.join();
+}
+
+/** Ends an iterator nobody will read on. */
+function releaseIterator(it: AsyncIterator<Uint8Array>): void {
+  release({ [Symbol.asyncIterator]: () => it });
 }
 
 /** Reads a version 1 checkpoint: the chunks read so far, then the rest. */

@@ -83,7 +83,9 @@ export interface SavedCheckpoint {
    * What was written: `"none"` (nothing: no change, or a newer save was
    * stored), `"version"` (the head only: no change, the version advanced),
    * `"log"` (the changes and the head), `"base"` (a new snapshot, the log
-   * compacted into it), `"pages"` (a list's progress only).
+   * compacted into it), `"pages"` (only a list in progress: its pages
+   * saved, or dropped once moot; complete objects not to be trusted are
+   * dropped with them while there are none to replace them).
    */
   written: "none" | "version" | "log" | "base" | "pages";
   /** The version the stored objects are exact at after the save. */
@@ -344,7 +346,15 @@ async function saveLocked<T extends KubeObjectLike>(
       bytes: logPiece!.byteLength,
     });
   }
-  if (plan.state !== "keep") {
+  if (plan.state === "drop") {
+    // not to be trusted, nothing to replace them with yet: a head with only the list in progress
+    if (old?.base) obsolete.push(pieceKey(key, "base", old.base.gen));
+    for (const e of old?.log ?? []) obsolete.push(pieceKey(key, "log", e.gen));
+    delete head.base;
+    head.log = [];
+    head.resourceVersion = "";
+    head.count = 0;
+  } else if (plan.state !== "keep") {
     head.resourceVersion = s.resourceVersion;
     head.count = s.items.length;
   }
@@ -402,11 +412,7 @@ async function saveLocked<T extends KubeObjectLike>(
     // a piece left behind is only space: never a reason to fail a save that happened
     await abortable(storage.delete(piece, { signal }), signal).catch(() => {});
   }
-  const written = plan.state !== "keep"
-    ? plan.state
-    : plan.partial === "clear"
-    ? "version"
-    : "pages";
+  const written = plan.state === "keep" || plan.state === "drop" ? "pages" : plan.state;
   return { count: head.count, bytes, written, resourceVersion: head.resourceVersion };
 }
 

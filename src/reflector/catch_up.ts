@@ -11,6 +11,7 @@ import { CheckpointError } from "../checkpoint/checkpoint_error.ts";
 import { loadCheckpoint, type LoadedCheckpoint } from "../checkpoint/load_checkpoint.ts";
 import { saveCheckpoint, type SavedCheckpoint } from "../checkpoint/save_checkpoint.ts";
 import { ListProgress } from "./_list_progress.ts";
+import { isObjectLike } from "../checkpoint/_format.ts";
 import type { ListerWatcher } from "../transport/lister_watcher.ts";
 import type { ResourceIdentity } from "../transport/resource_identity.ts";
 import { CatchUpState, versionOf } from "./_catch_up_state.ts";
@@ -245,6 +246,7 @@ async function load<T extends KubeObjectLike>(
   const goal = versionOf(target);
   let loaded: LoadedCheckpoint<T> | undefined;
   let listed: CatchUpListReason | undefined;
+  let damaged = false; // what is stored is wrong (not merely unreadable now): replace it
   try {
     loaded = await loadCheckpoint<T>(o.storage, o.key, identity, {
       signal,
@@ -256,12 +258,14 @@ async function load<T extends KubeObjectLike>(
     if (signal.aborted) throw signal.reason;
     report(err, "checkpoint");
     listed = "unusable-checkpoint";
+    damaged = err instanceof CheckpointError && err.reason !== "storage";
   }
   const at = versionOf(loaded?.resourceVersion);
   if (listed) {
     // nothing complete to go on from
   } else if (loaded && (goal === undefined || at === undefined)) {
     listed = "unusable-checkpoint"; // versions that are not integers prove nothing: list
+    damaged = true;
   } else if (loaded && at! > goal!) {
     report(
       new CheckpointError(
@@ -272,15 +276,22 @@ async function load<T extends KubeObjectLike>(
       "checkpoint",
     );
     listed = "ahead-of-server";
+    damaged = true;
   }
   const state = new CatchUpState<T>(loaded?.items ?? [], loaded?.resourceVersion ?? "");
   state.nextListReason = listed;
-  // a checkpoint that could not be used is replaced, even by objects at its version
-  state.replace = listed === "ahead-of-server" || listed === "unusable-checkpoint";
+  // a checkpoint that is wrong is replaced, even by objects at its version (or
+  // dropped, keeping only the pages of a list that did not finish)
+  state.replace = damaged;
   if (listed) state.rv = ""; // nothing in it is exact until the list
   state.since = state.rv; // the changes found are since this version (none: a new snapshot)
+  // a list in progress older than the complete objects is moot: going on with
+  // it would go back in time (the next save drops it)
+  const partial = loaded?.partial;
+  const fresh = partial &&
+    (loaded!.resourceVersion === "" || (versionOf(partial.resourceVersion) ?? -1n) >= (at ?? 0n));
   const progress = new ListProgress<T>(
-    loaded?.partial,
+    fresh ? partial : undefined,
     (err) => report(err, "list"), // the saved list's continue token expired: it starts over
   );
   return { state, goal, progress };
@@ -406,9 +417,10 @@ async function save<T extends KubeObjectLike>(
       changes: state.since !== "" && state.rv !== ""
         ? { since: state.since, objects: state.netChanges() }
         : undefined,
-      progress: pages,
+      // only what a list may hand on: an item without metadata cannot be saved
+      progress: pages && { ...pages, items: pages.items.filter(isObjectLike) },
       listed: state.listed !== undefined,
-      replace: state.replace && state.rv !== "",
+      replace: state.replace,
     }, { signal: controller.signal, now: () => o.clock.now(), cache: o.cache });
     if (pages) progress.markSaved(pages);
     return { saved };

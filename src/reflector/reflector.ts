@@ -168,6 +168,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
   readonly #changes = new ChangesSince<T>();
   /** Whether the stored checkpoint failed to load (its next save replaces it whatever its version). */
   #replaceStored = false;
+  /** The version of the checkpoint the store was restored from ("" when none). */
+  #restoredFrom = "";
   #running = false;
   #status: ReflectorStatus;
   /** `status.lastEventAt` was set in the current synchronous run of events. */
@@ -444,6 +446,9 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
           );
         }
         this.#changes.listed();
+        // a list behind the checkpoint it started from (an etcd restored from a
+        // backup): the stored objects are ahead of the server, replace them
+        if (isBehind(ev.resourceVersion, this.#restoredFrom)) this.#replaceStored = true;
         try {
           this.#store.replace(ev.items, ev.resourceVersion);
         } catch (err) {
@@ -454,7 +459,8 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       case "MODIFIED":
         // an ADDED for a known key (a replayed event) is an update: no duplicate
         this.#store.update(ev.object);
-        if (this.#checkpoint) this.#changes.record(ev.object, false);
+        // what the store keeps (an informer's transform applied), as its snapshot holds it
+        if (this.#checkpoint) this.#changes.record(this.#store.get(ev.object) ?? ev.object, false);
         break;
       case "DELETED":
         this.#store.delete(ev.object);
@@ -499,6 +505,7 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
     }
     this.#lastSyncResourceVersion = loaded.resourceVersion;
     this.#changes.restored(loaded.resourceVersion);
+    this.#restoredFrom = loaded.resourceVersion;
     this.#resumeFrom = loaded.resourceVersion;
     this.#syncedFrom = "checkpoint";
     this.#hasSynced = true;
@@ -646,4 +653,11 @@ function reuseFrom<T extends KubeObjectLike>(
       return undefined;
     }
   };
+}
+
+/** Whether integer version `rv` is below `than` (false when either is not an integer). */
+function isBehind(rv: string, than: string): boolean {
+  const integer = (v: string) => /^\d{1,30}$/.test(v) ? BigInt(v) : undefined;
+  const a = integer(rv), b = integer(than);
+  return a !== undefined && b !== undefined && a < b;
 }

@@ -62,7 +62,9 @@ const rows: Row[] = [
   // nothing usable stored
   ["nothing stored (or a v1 checkpoint, or a damaged one): a snapshot", OTHER, input("10"), "base"],
   ["nothing stored, with changes: a snapshot", OTHER, input("10", { changes: changes("5", 2) }), "base"],
-  ["a head with only a list in progress: a snapshot", stored("", { noBase: true, partial: { continue: "c", resourceVersion: "9" } }), input("10", { changes: changes("9", 1) }), "base"],
+  ["a head with only a list in progress: a snapshot (the list, older, is moot)", stored("", { noBase: true, partial: { continue: "c", resourceVersion: "9" } }), input("10", { changes: changes("9", 1) }), "base", "clear"],
+  ["a head with only a list in progress, newer than the objects: a snapshot, the list kept", stored("", { noBase: true, partial: { continue: "c", resourceVersion: "11" } }), input("10"), "base"],
+  ["untrusted objects and no complete ones to replace them: dropped", stored("10"), input("", { replace: true, progress: { resourceVersion: "50" } }), "drop", "restart"],
   // a newer save, or this very one
   ["a newer head stored: nothing", stored("20"), input("15", { changes: changes("10", 3) }), "keep"],
   ["a newer head stored, even without changes: nothing", stored("20"), input("15"), "keep"],
@@ -121,6 +123,8 @@ const partialRows: PartialRow[] = [
   ["pages of another list with the same token: dropped", stored("10", { partial: listAt50 }), input("10", { progress: { since: "c2", resourceVersion: "51" } }), "keep"],
   ["pages to append but no list stored (it completed meanwhile): dropped", stored("10"), input("10", { progress: { since: "c2", resourceVersion: "50" } }), "keep"],
   ["a list completed: a stored list in progress is cleared", stored("10", { partial: listAt50 }), input("10", { listed: true }), "clear"],
+  ["complete objects written past a stored list's version: the list is moot", stored("10", { partial: listAt50 }), input("60", { changes: changes("10", 1) }), "clear"],
+  ["complete objects written below a stored list's version: the list is kept", stored("10", { partial: listAt50 }), input("40", { changes: changes("10", 1) }), "keep"],
   ["a list completed, none stored: nothing to clear", stored("10"), input("10", { listed: true }), "keep"],
   ["no list this run: a stored one is kept", stored("10", { partial: listAt50 }), input("10"), "keep"],
   ["a newer head: the pages are not written either", stored("20", { partial: listAt50 }), input("15", { progress: { since: "c2", resourceVersion: "50" } }), "keep"],
