@@ -39,7 +39,8 @@ const steps = [
   // printed), then run on workerd: a kubeconfig from text syncs a Reflector against the FakeApiServer (about 1 s).
   ["edge bundle (kubeconfig/edge with esbuild, on workerd)", process.execPath, ["tests/workerd/edge_bundle_smoke.mjs"]],
   // examples/edge_worker.ts bundled by esbuild, on workerd with a kvNamespace binding (an in-memory KV service on
-  // Node): the first request lists, later ones and scheduled() catch up with no list (under 1 s).
+  // Node): the first request lists, later ones and scheduled() catch up with no list and write only their
+  // changes, concurrent requests write the head once, head writes 1 s apart (about 10 s: those 1 s waits).
   ["edge worker example (catch-up from KV, on workerd)", process.execPath, ["tests/workerd/edge_worker_example_smoke.mjs"]],
   // The runtime matrix (npm run matrix): the packed tarball in a fresh project on Node 20/22/24, Deno by URL,
   // Bun, workerd and edge-runtime; rewrites docs/runtimes.md's table; a runtime that cannot install is skipped.

@@ -3,7 +3,7 @@
  * write per second per key): shared by every storage over the same binding
  * object in this isolate, per key. Writes to a key go one at a time, and
  * each waits until `intervalMs` has passed since the one before it was
- * issued.
+ * done (it reached the store by then).
  *
  * @module
  */
@@ -16,7 +16,7 @@ interface KeyState {
   tail: Promise<void>;
   /** Writers queued or running. */
   waiters: number;
-  /** When the last write was issued (on the writers' clock), or `-Infinity`. */
+  /** When the last write was done (on the writers' clock), or `-Infinity`. */
   last: number;
 }
 
@@ -72,14 +72,21 @@ export async function withWriteSlot<R>(
     previous.then(release); // the next writer waits for the one before this one, not for this one
     throw err;
   }
+  let issued = false;
   try {
     return await write(async () => {
       const wait = s.last + intervalMs - clock.now();
       if (wait > 0) await delay(wait, signal, clock);
       signal?.throwIfAborted();
       s.last = clock.now();
+      issued = true;
     });
   } finally {
+    // Counted again from when the write is done: the store received it by
+    // then, whereas the clock read before it was sent may lag (workerd's
+    // clock stands still within a turn), so the next write could reach
+    // the store a few ms under the interval after it.
+    if (issued) s.last = clock.now();
     release();
   }
 }

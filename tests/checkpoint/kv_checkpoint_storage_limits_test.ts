@@ -191,3 +191,23 @@ test("kvCheckpointStorage refuses absurd options with a RangeError or TypeError"
   assert.throws(() => kvCheckpointStorage(kv, { clock: {} as never }), TypeError);
   assert.throws(() => kvCheckpointStorage(kv, { clock: null as never }), TypeError);
 });
+
+test("kvCheckpointStorage counts the interval from when a write is done, not from when it was sent (a slow write never brings the next one closer)", async () => {
+  const clock = new ManualClock(0);
+  const kv = clocked(clock);
+  // each put takes 300 ms to reach the store and answer
+  const put = kv.put.bind(kv);
+  kv.put = (key, value) =>
+    new Promise<void>((resolve, reject) =>
+      clock.setTimeout(() => put(key, value).then(resolve, reject), 300)
+    );
+  const storage = kvCheckpointStorage(kv, { maxValueBytes: MAX, clock });
+  const done: number[] = [];
+  const first = storage.put("k", chunksThen([enc.encode("1")])).then(() => done.push(clock.now()));
+  const second = storage.put("k", chunksThen([enc.encode("2")])).then(() => done.push(clock.now()));
+  for (let i = 0; i < 30; i++) await clock.advance(100);
+  await Promise.all([first, second]);
+  // stored at 300; the second is sent 1000 ms after that and stored at 1600
+  assert.deepEqual(putTimes(kv, "k"), [300, 1600]);
+  assert.deepEqual(done, [300, 1600]);
+});
