@@ -752,56 +752,73 @@ The programs in [\`benchmarks/\`](benchmarks/) measure single components against
   to the event loop about every MiB, so a reflector saving 100k objects keeps handling events
   (stalls of a few ms; the longest load stalls include major collections of a 100 MB heap).
 
-- [\`edge_catch_up_bench.ts\`](benchmarks/edge_catch_up_bench.ts) — what a \`catchUp\` run costs with the
-  incremental checkpoint (issue 31): the test kit's \`FakeApiServer\` with 500, 5000 and 50,000 ConfigMaps
-  of about 1.1 KB (labels, an annotation, four data keys); a first run (lists everything), then runs
-  with 0, 1 and 100 ConfigMaps updated between runs (median of 5). Storages: \`kvCheckpointStorage\`
-  (\`minWriteIntervalMs: 0\`) over an in-memory KV namespace that counts bytes and values read and
-  written, and \`memoryCheckpointStorage\` (bytes through its streams). "Before" is a whole
-  \`saveCheckpoint\` of the same objects without \`changes\`, what every run wrote before, measured in the
-  same run. \`deno run -A benchmarks/edge_catch_up_bench.ts [--objects 500,5000] [--no-edge]\`, or
+- [\`edge_catch_up_bench.ts\`](benchmarks/edge_catch_up_bench.ts) — what a \`catchUp\` run costs with
+  the incremental checkpoint (issue 31): the test kit's \`FakeApiServer\` with 500, 5000 and 50,000
+  ConfigMaps of about 1.1 KB (labels, an annotation, four data keys); a first run (lists
+  everything), then runs with 0, 1 and 100 ConfigMaps updated between runs (median of 5). Storages:
+  \`kvCheckpointStorage\` (\`minWriteIntervalMs: 0\`) over an in-memory KV namespace that counts bytes
+  and values read and written, cold (a new process each run: the whole checkpoint is read) and warm
+  (\`kv + cache\`: a \`checkpointCache()\` kept between runs, as a Worker isolate keeps it), and
+  \`memoryCheckpointStorage\`. "Before" is a whole \`saveCheckpoint\` of the same objects without
+  \`changes\`, what every run wrote before, measured in the same run.
+  \`deno run -A benchmarks/edge_catch_up_bench.ts [--objects 500,5000] [--no-edge]\`, or
   \`node npm/esm/benchmarks/edge_catch_up_bench.js\` after \`node scripts/build_npm.mjs --no-test\`.
-  Measured here on 2026-12-04 (2 cores; one run of each; times move about ±30% between runs). kv storage:
+  Measured here on 2026-12-06 (2 cores, Deno 2.9.6 and Node 20.20.2; one run of each; times move
+  about ±30% between runs):
 
-  | objects | run | bytes read | KV values read | bytes written | KV values written | \`saved.written\` | Deno time per run | Node 20 time per run | whole save before: bytes (Deno time) | written ÷ before |
-  |---|---|---|---|---|---|---|---|---|---|---|
-  | 500 | first (lists all) | 0 B | 4 | 541.7 kB | 2 | base | 29 ms | 90 ms | - | - |
-  | 500 | 0 changes | 542.3 kB | 3 | 0 B | 0 | none | 5.1 ms | 10 ms | 541.7 kB (1.7 ms) | 0 |
-  | 500 | 1 change | 546.4 kB | 7 | 2306 B | 2 | log | 6.5 ms | 11 ms | 541.9 kB (1.6 ms) | 0.0043 |
-  | 500 | 100 changes | 667.4 kB | 10 | 116.5 kB | 2 | log/base | 16 ms | 19 ms | 553.3 kB (1.6 ms) | 0.21 |
-  | 5000 | first (lists all) | 0 B | 4 | 5.42 MB | 2 | base | 131 ms | 101 ms | - | - |
-  | 5000 | 0 changes | 5.42 MB | 3 | 0 B | 0 | none | 56 ms | 63 ms | 5.42 MB (20 ms) | 0 |
-  | 5000 | 1 change | 5.43 MB | 7 | 2322 B | 2 | log | 34 ms | 49 ms | 5.42 MB (24 ms) | 0.00043 |
-  | 5000 | 100 changes | 5.67 MB | 12 | 117.0 kB | 2 | log | 44 ms | 46 ms | 5.43 MB (14 ms) | 0.022 |
-  | 50000 | first (lists all) | 0 B | 4 | 54.37 MB | 5 | base | 727 ms | 880 ms | - | - |
-  | 50000 | 0 changes | 54.37 MB | 6 | 0 B | 0 | none | 498 ms | 531 ms | 54.37 MB (231 ms) | 0 |
-  | 50000 | 1 change | 54.38 MB | 10 | 2338 B | 2 | log | 281 ms | 557 ms | 54.37 MB (126 ms) | 0.000043 |
-  | 50000 | 100 changes | 54.61 MB | 15 | 117.3 kB | 2 | log | 256 ms | 546 ms | 54.38 MB (126 ms) | 0.0022 |
+  | objects | storage | run | bytes read | KV values read | bytes written | KV values written | \`saved.written\` | Deno time per run | Node 20 time per run | whole save before: bytes (Deno time) | written ÷ before |
+  | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+  | 500 | kv | first (lists all) | 0 B | 4 | 541.7 kB | 2 | base | 30 ms | 39 ms | - | - |
+  | 500 | kv | 0 changes | 542.3 kB | 3 | 0 B | 0 | none | 4.2 ms | 5.2 ms | 541.7 kB, 1.8 ms | 0.0 |
+  | 500 | kv | 1 change | 546.4 kB | 7 | 2306 B | 2 | log | 5.7 ms | 8.3 ms | 541.9 kB, 1.7 ms | 0.0043 |
+  | 500 | kv | 100 changes | 667.4 kB | 10 | 116.5 kB | 2 | log/base | 10.0 ms | 12 ms | 553.3 kB, 1.4 ms | 0.21 |
+  | 500 | kv + cache | first (lists all) | 0 B | 4 | 542.3 kB | 2 | base | 7.2 ms | 8.6 ms | - | - |
+  | 500 | kv + cache | 0 changes | 1116 B | 2 | 0 B | 0 | none | 1.3 ms | 1.3 ms | 542.3 kB, 1.3 ms | 0.0 |
+  | 500 | kv + cache | 1 change | 2127 B | 4 | 2319 B | 2 | log | 1.9 ms | 2.6 ms | 542.4 kB, 1.7 ms | 0.0043 |
+  | 500 | kv + cache | 100 changes | 2811 B | 4 | 116.7 kB | 2 | log/base | 7.0 ms | 6.5 ms | 553.8 kB, 1.5 ms | 0.21 |
+  | 5000 | kv | first (lists all) | 0 B | 4 | 5.42 MB | 2 | base | 77 ms | 91 ms | - | - |
+  | 5000 | kv | 0 changes | 5.42 MB | 3 | 0 B | 0 | none | 30 ms | 39 ms | 5.42 MB, 19 ms | 0.0 |
+  | 5000 | kv | 1 change | 5.43 MB | 7 | 2322 B | 2 | log | 32 ms | 32 ms | 5.42 MB, 17 ms | 0.00043 |
+  | 5000 | kv | 100 changes | 5.67 MB | 12 | 117.0 kB | 2 | log | 33 ms | 35 ms | 5.43 MB, 17 ms | 0.022 |
+  | 5000 | kv + cache | first (lists all) | 0 B | 4 | 5.42 MB | 2 | base | 62 ms | 71 ms | - | - |
+  | 5000 | kv + cache | 0 changes | 1122 B | 2 | 0 B | 0 | none | 3.4 ms | 3.6 ms | 5.42 MB, 13 ms | 0.0 |
+  | 5000 | kv + cache | 1 change | 2136 B | 4 | 2324 B | 2 | log | 5.1 ms | 5.2 ms | 5.42 MB, 15 ms | 0.00043 |
+  | 5000 | kv + cache | 100 changes | 3300 B | 4 | 117.0 kB | 2 | log | 7.4 ms | 7.2 ms | 5.44 MB, 13 ms | 0.022 |
+  | 50000 | kv | first (lists all) | 0 B | 4 | 54.37 MB | 5 | base | 553 ms | 844 ms | - | - |
+  | 50000 | kv | 0 changes | 54.37 MB | 6 | 0 B | 0 | none | 285 ms | 466 ms | 54.37 MB, 154 ms | 0.0 |
+  | 50000 | kv | 1 change | 54.38 MB | 10 | 2338 B | 2 | log | 295 ms | 462 ms | 54.37 MB, 131 ms | 0.000043 |
+  | 50000 | kv | 100 changes | 54.61 MB | 15 | 117.3 kB | 2 | log | 288 ms | 528 ms | 54.38 MB, 141 ms | 0.0022 |
+  | 50000 | kv + cache | first (lists all) | 0 B | 4 | 54.37 MB | 5 | base | 501 ms | 754 ms | - | - |
+  | 50000 | kv + cache | 0 changes | 1132 B | 2 | 0 B | 0 | none | 25 ms | 27 ms | 54.37 MB, 148 ms | 0.0 |
+  | 50000 | kv + cache | 1 change | 2163 B | 4 | 2340 B | 2 | log | 33 ms | 49 ms | 54.37 MB, 141 ms | 0.000043 |
+  | 50000 | kv + cache | 100 changes | 3357 B | 4 | 117.3 kB | 2 | log | 32 ms | 32 ms | 54.38 MB, 134 ms | 0.0022 |
 
-  The memory storage writes the same bytes (a log piece of about 2 kB for one change, 117 kB for 100)
-  in about the same times. A run with no change writes nothing (\`none\`): the head is rewritten (a few
-  hundred bytes, \`version\`) at most once a minute, which these back-to-back runs never reach. With k
-  changes the bytes written grow with k (about 1.2 kB per changed ConfigMap), not with N; "log/base"
-  at 500 objects is compaction (the log grew past half the snapshot, so a new snapshot was written).
-  Every run still reads the whole checkpoint (snapshot plus log): reads grow with N.
+  A run with no change writes nothing (\`none\`); the head alone (a few hundred bytes, \`version\`) is
+  rewritten when it is older than 45 s, which these back-to-back runs never reach. With k changes
+  the bytes written grow with k (about 1.2 kB per changed ConfigMap), not with N; "log/base" at 500
+  objects is compaction (the log grew past half the snapshot). A cold run reads the whole
+  checkpoint (reads grow with N: 30 ms for 5000 objects); a warm one reads the head and the log
+  pieces new since (about 1–3 kB whatever N: 3–7 ms for 5000 objects). The memory storage writes
+  the same bytes in about the same times (printed by the program).
 
-  The same program then bundles [\`examples/edge_worker.ts\`](examples/edge_worker.ts) with esbuild and
-  times \`GET /objects\` against 5000 ConfigMaps with one updated before each request (10 requests after
-  2 warm-ups, 1.1 s apart because the example keeps Workers KV's one write per second per key; from the Deno run, the Node run gave 49 ms (38 ms CPU) on workerd and 1227 ms on edge-runtime):
+  The same program then bundles [\`examples/edge_worker.ts\`](examples/edge_worker.ts) with esbuild
+  and times \`GET /objects\` against 5000 ConfigMaps with one updated before each request (10 requests
+  after 2 warm-ups, 1.1 s apart because the example keeps Workers KV's one write per second per
+  key). The example keeps a \`checkpointCache()\`, so these are warm requests; the cold column is the
+  same run before the cache existed (2026-12-06, Deno):
 
-  | runtime | wall time per request (median, max) | CPU per request |
-  |---|---|---|
-  | workerd 2026-11-17 (KV binding backed by an in-memory HTTP KV service) | 43 ms, 77 ms | 33 ms |
-  | edge-runtime 4.0.1 (EdgeRuntime in the bench's process) | 927 ms, 1144 ms | 920 ms (includes the test server's) |
+  | runtime                                                                | warm: wall time per request (median, max), CPU | cold (no cache): wall time, CPU |
+  | ---------------------------------------------------------------------- | ---------------------------------------------- | ------------------------------- |
+  | workerd 2026-11-17 (KV binding backed by an in-memory HTTP KV service) | 11 ms, 73 ms; 7.0 ms CPU (Node run: 10 ms, 8.0 ms) | 34 ms; 30 ms CPU            |
+  | edge-runtime 4.0.1 (EdgeRuntime in the bench's process)                | 11 ms, 16 ms; 11 ms CPU (includes the test server's) | 46 ms; 45 ms CPU          |
 
   CPU on workerd is the workerd process's utime + stime from \`/proc/<pid>/stat\` (10 ms ticks) before
-  and after each request, summed and divided by the requests: workerd does not report CPU per request.
-  On edge-runtime it is \`process.cpuUsage()\` of the bench process, which also hosts the test server.
-  edge-runtime misses the 300 ms target: almost all of its time is the checkpoint checksum's loop
-  (\`Fnv1a4.update\` in \`src/checkpoint/_fnv1a.ts\`), which looks up the global \`Math\` for every
-  \`Math.imul\`; global lookups in edge-runtime's \`node:vm\` context are slow. With
-  \`const imul = Math.imul\` at module level (tried on the build output, not committed) a request took
-  94 ms on edge-runtime.
+  and after each request, summed and divided by the requests: workerd does not report CPU per
+  request. On edge-runtime it is \`process.cpuUsage()\` of the bench process, which also hosts the
+  test server. Before the fix, edge-runtime took 927 ms a request: the checkpoint checksum's loop
+  (\`Fnv1a4.update\`) looked up the global \`Math\` for every \`Math.imul\`, and global lookups in
+  edge-runtime's \`node:vm\` context are slow; \`Math.imul\` and \`JSON.parse\` are now bound once per
+  module (46 ms cold, 11 ms warm).
 
 \`npm run bench\` runs the first three, the checkpoint benchmark and the edge catch-up benchmark. Each also runs on Node after \`npm run build:npm\`:
 \`node --expose-gc npm/esm/benchmarks/<name>.js\`.
