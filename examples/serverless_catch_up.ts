@@ -78,6 +78,10 @@ try {
       complete: r.complete,
       listed: r.listed ?? null,
       saved: r.saved?.count ?? null,
+      // what the save wrote: "none" without a change, "log" for the changes, "base" for a snapshot
+      written: r.saved?.written ?? null,
+      bytesWritten: r.saved?.bytes ?? null,
+      ...(r.progress ? { progress: r.progress } : {}),
       requests,
     })
   }`);

@@ -40,6 +40,7 @@ e2eTest(
       const first = await runExample(args);
       assert.equal(first.code, 0, JSON.stringify(first.summary));
       assert.equal(first.summary.listed, "no-checkpoint");
+      assert.equal(first.summary.written, "base");
 
       const churn = await churnConfigMaps(admin, ns, { ops: 15, seed: 12, prefix: "later" });
       const second = await runExample(args);
@@ -58,11 +59,17 @@ e2eTest(
       const fresh = await admin.requestJson<KubeList>(`/api/v1/namespaces/${ns}/configmaps`);
       assert.equal(second.summary.objects, fresh.items.length, "the same objects as a fresh list");
 
-      // nothing changed since: a third run is proven complete without a list
+      // nothing changed since: a third run is proven complete without a list, and writes
+      // nothing, or only the head (a few hundred bytes) to move the version on
       const third = await runExample(args);
       assert.equal(third.code, 0, JSON.stringify(third.summary));
       assert.equal(third.lines.length, 0);
       assert.equal(third.summary.listed, null);
+      assert.ok(
+        ["none", "version"].includes(third.summary.written as string),
+        JSON.stringify(third.summary),
+      );
+      assert.ok((third.summary.bytesWritten as number) < 1_000, JSON.stringify(third.summary));
 
       // One change of ours, then the cluster keeps writing elsewhere: the target is past our
       // last change, so only a bookmark proves it. 1.37's watch cache sends one before the
