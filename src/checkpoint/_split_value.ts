@@ -85,6 +85,19 @@ function take(chunks: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
+/** The manifest of a value split (or kept inline) by {@linkcode splitValue} under `generation`. */
+export function manifestOf(generation: string, split: SplitResult, partBytes: number): Manifest {
+  return {
+    format: MANIFEST_FORMAT,
+    version: 1,
+    generation,
+    parts: split.parts,
+    partBytes: split.parts === 0 ? 0 : partBytes,
+    bytes: split.bytes,
+    checksum: split.checksum,
+  };
+}
+
 /**
  * Reads `data` and cuts it into parts of `partBytes`, handed one by one to
  * `writePart` (awaited, in order). A value of at most `inlineBytes` is not

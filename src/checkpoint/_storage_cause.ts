@@ -5,6 +5,7 @@
  * @module
  */
 import { sanitize } from "../api/_network_cause.ts";
+import { CheckpointError } from "./checkpoint_error.ts";
 
 /**
  * What a storage's error says, without secrets: its message (Node's system
@@ -27,4 +28,26 @@ export function describeStorageCause(err: unknown): string {
     text = text ? `${name}: ${text}` : name;
   }
   return sanitize(text) || "an error without a message";
+}
+
+/**
+ * What a checkpoint call that failed rejects with: `signal.reason` once
+ * aborted, a {@linkcode CheckpointError} as it is, anything else (the
+ * storage's own error) as a `"storage"` `CheckpointError` that says what
+ * the storage failed `to` do, with the error as its `cause`.
+ */
+export function storageFailure(
+  err: unknown,
+  key: string,
+  signal: AbortSignal | undefined,
+  to: "read" | "save" | "delete",
+): unknown {
+  if (signal?.aborted) return signal.reason;
+  if (err instanceof CheckpointError) return err;
+  return new CheckpointError(
+    "storage",
+    key,
+    `the storage failed to ${to} it: ${describeStorageCause(err)}`,
+    { cause: err },
+  );
 }

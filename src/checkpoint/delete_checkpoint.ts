@@ -1,6 +1,6 @@
 import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
-import { describeStorageCause } from "./_storage_cause.ts";
+import { storageFailure } from "./_storage_cause.ts";
 import { abortable } from "../async/_abortable.ts";
 import { readStored, release } from "./_head_io.ts";
 import { piecesOf } from "./_head.ts";
@@ -64,13 +64,6 @@ export async function deleteCheckpoint(
       signal,
     );
   } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    if (err instanceof CheckpointError) throw err;
-    throw new CheckpointError(
-      "storage",
-      key,
-      `the storage failed to delete it: ${describeStorageCause(err)}`,
-      { cause: err },
-    );
+    throw storageFailure(err, key, signal, "delete");
   }
 }

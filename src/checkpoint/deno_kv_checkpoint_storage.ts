@@ -6,7 +6,7 @@ import {
   isManifest,
   joinParts,
   type Manifest,
-  MANIFEST_FORMAT,
+  manifestOf,
   manifestRejection,
   newGeneration,
   splitValue,
@@ -184,15 +184,7 @@ export function denoKvCheckpointStorage(
         if (!signal?.aborted) await cleanUp; // after an abort it goes on, unawaited
         throw err;
       }
-      const manifest: StoredManifest = {
-        format: MANIFEST_FORMAT,
-        version: 1,
-        generation,
-        parts: split.parts,
-        partBytes: split.parts === 0 ? 0 : PART_BYTES,
-        bytes: split.bytes,
-        checksum: split.checksum,
-      };
+      const manifest: StoredManifest = manifestOf(generation, split, PART_BYTES);
       if (split.inline) manifest.inline = split.inline;
       // The switch-over, checked against a concurrent save: whichever
       // manifest this one replaces, its parts are deleted afterwards.

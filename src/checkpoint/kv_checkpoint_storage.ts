@@ -9,7 +9,7 @@ import {
   isManifest,
   joinParts,
   type Manifest,
-  MANIFEST_FORMAT,
+  manifestOf,
   manifestRejection,
   newGeneration,
   splitValue,
@@ -250,15 +250,7 @@ export function kvCheckpointStorage(
       written = index + 1;
       await abortable(kv.put(partKey(key, generation, index), part), signal);
     }, signal).catch(dropNewParts);
-    const manifest: Manifest = {
-      format: MANIFEST_FORMAT,
-      version: 1,
-      generation,
-      parts: split.parts,
-      partBytes: split.parts === 0 ? 0 : partBytes,
-      bytes: split.bytes,
-      checksum: split.checksum,
-    };
+    const manifest = manifestOf(generation, split, partBytes);
     const line = new TextEncoder().encode(JSON.stringify(manifest) + "\n");
     const value = new Uint8Array(line.byteLength + (split.inline?.byteLength ?? 0));
     value.set(line);

@@ -4,7 +4,7 @@ import type { CheckpointStorage } from "./checkpoint_storage.ts";
 import { CheckpointError } from "./checkpoint_error.ts";
 import { CheckpointReader, type DecodedCheckpoint } from "./_checkpoint_reader.ts";
 import { TurnTaker } from "./_yield.ts";
-import { describeStorageCause } from "./_storage_cause.ts";
+import { storageFailure } from "./_storage_cause.ts";
 import { abortable, abortableForEach } from "../async/_abortable.ts";
 import { readStored, readWhole, release } from "./_head_io.ts";
 import { type Head, pieceKey } from "./_head.ts";
@@ -160,14 +160,7 @@ export async function loadCheckpoint<T extends KubeObjectLike = KubeObject>(
       return await loadIncremental<T>(storage, key, expected, again.head, again.bytes, options);
     }
   } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    if (err instanceof CheckpointError) throw err;
-    throw new CheckpointError(
-      "storage",
-      key,
-      `the storage failed to read it: ${describeStorageCause(err)}`,
-      { cause: err },
-    );
+    throw storageFailure(err, key, signal, "read");
   }
 }
 

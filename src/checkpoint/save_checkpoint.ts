@@ -10,7 +10,7 @@ import {
   FORMAT,
   VERSION,
 } from "./_format.ts";
-import { describeStorageCause } from "./_storage_cause.ts";
+import { storageFailure } from "./_storage_cause.ts";
 import { abortable } from "../async/_abortable.ts";
 import { encodeHead, type Head, HEAD_VERSION, pieceKey, piecesOf } from "./_head.ts";
 import { readStored, release } from "./_head_io.ts";
@@ -207,14 +207,8 @@ export async function saveCheckpoint<T extends KubeObjectLike = KubeObject>(
       signal,
     );
   } catch (err) {
-    if (signal?.aborted) throw signal.reason;
-    if (err instanceof CheckpointError || ownErrors.has(err as object)) throw err;
-    throw new CheckpointError(
-      "storage",
-      key,
-      `the storage failed to save it: ${describeStorageCause(err)}`,
-      { cause: err },
-    );
+    if (!signal?.aborted && ownErrors.has(err as object)) throw err;
+    throw storageFailure(err, key, signal, "save");
   }
 }
 
