@@ -124,13 +124,15 @@ function parseFirstLine(bytes: Uint8Array): { format?: unknown; version?: unknow
 }
 
 /**
- * Reads a whole piece (a log piece: small); `undefined` when it is missing.
+ * Reads a whole piece (a log piece: small); `undefined` when it is missing;
+ * a `"corrupt"` {@linkcode CheckpointError} as soon as it passes `maxBytes`.
  * Raced against `signal`.
  */
 export async function readWhole(
   storage: CheckpointStorage,
   key: string,
   signal: AbortSignal | undefined,
+  maxBytes = Infinity,
 ): Promise<Uint8Array | undefined> {
   const body = await abortable(storage.get(key, { signal }), signal, { dispose: release });
   if (body === undefined) return undefined;
@@ -143,6 +145,14 @@ export async function readWhole(
       if (r.done) break;
       chunks.push(r.value);
       length += r.value.byteLength;
+      if (length > maxBytes) {
+        // no more is read than its head says it holds
+        throw new CheckpointError(
+          "corrupt",
+          key,
+          `longer than the ${maxBytes} bytes its head says`,
+        );
+      }
     }
   } finally {
     closeQuietly(it);

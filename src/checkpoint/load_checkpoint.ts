@@ -338,7 +338,9 @@ async function readLog<T extends KubeObjectLike>(
   first = 0,
 ): Promise<(readonly [string, T | undefined])[][]> {
   const entries = head.log.slice(first);
-  const reads = entries.map((e) => readWhole(storage, pieceKey(key, "log", e.gen), signal));
+  const reads = entries.map((e) =>
+    readWhole(storage, pieceKey(key, "log", e.gen), signal, e.bytes)
+  );
   // every read is settled even when one fails: none is left unobserved
   const settled = await Promise.allSettled(reads);
   const pieces: (readonly [string, T | undefined])[][] = [];
