@@ -43,7 +43,8 @@ export interface KvCheckpointStorageOptions {
    * The least time between two writes of the same key from this isolate,
    * in ms: a `put` that comes sooner waits (as long as its signal allows).
    * Shared by every storage over the same binding object. Workers KV allows
-   * one write per second to a key. `0` writes at once. Default: `1000`.
+   * one write per second to a key. `0` writes at once; at most an hour.
+   * Default: `1000`.
    */
   minWriteIntervalMs?: number;
   /**
@@ -165,10 +166,10 @@ export function kvCheckpointStorage(
   }
   if (
     typeof minWriteIntervalMs !== "number" || !Number.isFinite(minWriteIntervalMs) ||
-    minWriteIntervalMs < 0
+    minWriteIntervalMs < 0 || minWriteIntervalMs > 3_600_000
   ) {
     throw new RangeError(
-      `kvCheckpointStorage: minWriteIntervalMs must be a finite number >= 0, got ${minWriteIntervalMs}`,
+      `kvCheckpointStorage: minWriteIntervalMs must be a number of ms in [0, 3600000], got ${minWriteIntervalMs}`,
     );
   }
   if (!Number.isSafeInteger(maxKeyBytes) || maxKeyBytes < 64) {

@@ -182,7 +182,7 @@ test("kvCheckpointStorage refuses a key whose longest stored key passes maxKeyBy
 
 test("kvCheckpointStorage refuses absurd options with a RangeError or TypeError", () => {
   const kv = new FakeKv();
-  for (const minWriteIntervalMs of [-1, NaN, Infinity, "1000" as unknown as number]) {
+  for (const minWriteIntervalMs of [-1, NaN, Infinity, 3_600_001, 1e12, "1000" as unknown as number]) {
     assert.throws(() => kvCheckpointStorage(kv, { minWriteIntervalMs }), RangeError);
   }
   for (const maxKeyBytes of [63, 100.5, NaN, Infinity]) {
