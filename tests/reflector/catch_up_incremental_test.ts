@@ -5,94 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { cm, ev, events, ScriptedListerWatcher } from "./_scripted_lister_watcher.ts";
-import { catchUp } from "../../src/reflector/catch_up.ts";
-import type { CatchUpOptions, CatchUpResult } from "../../src/reflector/catch_up_options.ts";
-import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
-import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
+import { cm, ev, events } from "./_scripted_lister_watcher.ts";
+import { bookmark, identity, many, paged, setup } from "./_catch_up_pages.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { checkpointCache } from "../../src/checkpoint/checkpoint_cache.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
-import type { KubeList, KubeObject, WatchEvent } from "../../src/api/types.ts";
 import type { ListOptions } from "../../src/transport/lister_watcher.ts";
-import { ManualClock } from "../../testkit.ts";
-
-const identity = { server: "https://k8s.test", apiVersion: "v1", resource: "configmaps" };
-const bookmark = (rv: string) =>
-  ({
-    type: "BOOKMARK",
-    object: { kind: "ConfigMap", metadata: { resourceVersion: rv } },
-  }) as WatchEvent;
-
-/** A storage that counts what is written, by key. */
-function counting(inner: CheckpointStorage = memoryCheckpointStorage()) {
-  const puts: string[] = [];
-  let bytes = 0;
-  const storage: CheckpointStorage = {
-    get: (k, o) => inner.get(k, o),
-    delete: (k, o) => inner.delete(k, o),
-    put: (k, data, o) => {
-      puts.push(k);
-      return inner.put(
-        k,
-        (async function* () {
-          for await (const chunk of data) {
-            bytes += chunk.byteLength;
-            yield chunk;
-          }
-        })(),
-        o,
-      );
-    },
-  };
-  return {
-    storage,
-    puts,
-    get bytes() {
-      return bytes;
-    },
-    reset() {
-      puts.length = 0;
-      bytes = 0;
-    },
-  };
-}
-
-function setup(objects: KubeObject[], rv = "50") {
-  const clock = new ManualClock(1_800_000_000_000);
-  const lw = new ScriptedListerWatcher(clock);
-  lw.objects = objects;
-  lw.resourceVersion = rv;
-  const store = counting();
-  const errors: Array<{ error: unknown; phase: string }> = [];
-  const run = (options: Partial<CatchUpOptions> = {}) => {
-    const state: { result?: CatchUpResult; failure?: unknown; settled: boolean } = {
-      settled: false,
-    };
-    const promise = catchUp(lw, {
-      storage: store.storage,
-      key: "k",
-      identity,
-      clock,
-      random: () => 0,
-      onError: (error, phase) => errors.push({ error, phase }),
-      ...options,
-    }).then((r) => (state.result = r), (e) => (state.failure = e))
-      .finally(() => (state.settled = true));
-    return Object.assign(state, { promise });
-  };
-  /** Runs to the end, advancing fake time. */
-  const complete = async (options: Partial<CatchUpOptions> = {}) => {
-    const r = run(options);
-    while (!r.settled) await clock.advance(100);
-    if (r.failure) throw r.failure;
-    return r.result!;
-  };
-  return { clock, lw, store, errors, run, complete };
-}
-
-const many = (n: number, rv = "5") =>
-  Array.from({ length: n }, (_, i) => cm(`cm-${String(i).padStart(5, "0")}`, rv, { i: String(i) }));
 
 test("catchUp writes nothing when nothing changed, and only the changes (a log piece of O(k) bytes) when something did", async () => {
   const t = setup(many(2000), "50");
@@ -146,31 +64,9 @@ test("catchUp writes nothing when nothing changed, and only the changes (a log p
   assert.deepEqual(byName.get("cm-00150")?.data, { i: "150" });
 });
 
-/** Pages of `pageSize` at the lister's version, each taking 1 s; a limit=1 list answers at once. */
-function paged(t: ReturnType<typeof setup>, expireToken?: string) {
-  t.lw.onList = async (o: ListOptions): Promise<KubeList> => {
-    if (o.limit === 1) return { metadata: { resourceVersion: t.lw.resourceVersion }, items: [] };
-    await new Promise<void>((resolve) => t.clock.setTimeout(resolve, 1_000));
-    if (o.continue !== undefined && o.continue === expireToken) {
-      throw new KubeStatusError({ code: 410 });
-    }
-    const start = o.continue ? Number(o.continue.slice(1)) : 0;
-    const limit = o.limit ?? t.lw.objects.length;
-    const end = Math.min(start + limit, t.lw.objects.length);
-    const more = end < t.lw.objects.length;
-    return {
-      metadata: {
-        resourceVersion: t.lw.resourceVersion,
-        ...(more ? { continue: `c${end}`, remainingItemCount: t.lw.objects.length - end } : {}),
-      },
-      items: t.lw.objects.slice(start, end),
-    };
-  };
-}
-
 test("catchUp: a first list that does not fit the budget is saved page by page and goes on from its continue token next run", async () => {
   const t = setup(many(2000), "50");
-  paged(t);
+  paged(t.lw);
   t.lw.onWatch = (o) => events([bookmark("50")], o);
   // 500 objects a page, 1 s each: 2.5 s fits two pages
   const first = t.run({ budgetMs: 2_500 });
@@ -216,12 +112,12 @@ test("catchUp: a first list that does not fit the budget is saved page by page a
 
 test("catchUp: a saved list whose continue token expired (410) starts over, reported, and still saves its progress", async () => {
   const t = setup(many(2000), "50");
-  paged(t);
+  paged(t.lw);
   const first = t.run({ budgetMs: 2_500 });
   await t.clock.advance(2_500);
   await first.promise;
   assert.equal(first.result?.progress?.items, 1000);
-  paged(t, "c1000"); // the server compacted: the token is gone
+  paged(t.lw, { expireToken: "c1000" }); // the server compacted: the token is gone
   t.lw.resourceVersion = "60";
   const second = t.run({ budgetMs: 3_500 });
   await t.clock.advance(3_500);

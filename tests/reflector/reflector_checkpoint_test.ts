@@ -321,7 +321,10 @@ test("a reflector's saves write only what changed since the last one: a snapshot
       const log = await reflector.saveCheckpoint();
       assert.equal(log.written, "log");
       assert.equal(log.count, 50);
-      assert.ok(log.bytes < first.bytes / 4, `${log.bytes} bytes for 3 changes, ${first.bytes} for all`);
+      assert.ok(
+        log.bytes < first.bytes / 4,
+        `${log.bytes} bytes for 3 changes, ${first.bytes} for all`,
+      );
       assert.equal((await reflector.saveCheckpoint()).written, "none");
     }, { reflector: { checkpoint: { storage, key: "configmaps", saveOnStop: false } } });
     const loaded = await loadCheckpoint(storage, "configmaps", {

@@ -4,80 +4,19 @@
  */
 import assert from "node:assert/strict";
 import { test } from "../_test.ts";
-import { cm, ev, ScriptedListerWatcher, untilAborted } from "./_scripted_lister_watcher.ts";
-import type { KubeObject, WatchEvent } from "../../src/api/types.ts";
-import { Indexer } from "../../src/cache/indexer.ts";
-import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
+import { cm, ev } from "./_scripted_lister_watcher.ts";
+import { bookmark } from "./_catch_up_pages.ts";
+import { identity, start } from "./_fed_reflector.ts";
 import { memoryCheckpointStorage } from "../../src/checkpoint/memory_checkpoint_storage.ts";
 import { loadCheckpoint } from "../../src/checkpoint/load_checkpoint.ts";
 import { saveCheckpoint } from "../../src/checkpoint/save_checkpoint.ts";
 import type { CheckpointStorage } from "../../src/checkpoint/checkpoint_storage.ts";
-import { Reflector } from "../../src/reflector/reflector.ts";
-import type { WatchOptions } from "../../src/transport/lister_watcher.ts";
-import { ManualClock } from "../../testkit.ts";
-
-const identity = { server: "https://k8s.test", apiVersion: "v1", resource: "configmaps" };
-const bookmark = (rv: string) =>
-  ({
-    type: "BOOKMARK",
-    object: { kind: "ConfigMap", metadata: { resourceVersion: rv } },
-  }) as WatchEvent;
-
-/** A watch fed by `push`, open until aborted. */
-function feed() {
-  const queue: WatchEvent[] = [];
-  let wake: (() => void) | undefined;
-  return {
-    push(...events: WatchEvent[]) {
-      queue.push(...events);
-      wake?.();
-    },
-    watch: async function* (o: WatchOptions): AsyncGenerator<WatchEvent> {
-      o.onConnected?.();
-      const aborted = untilAborted(o.signal);
-      while (!o.signal?.aborted) {
-        while (queue.length) yield queue.shift()!;
-        await Promise.race([new Promise<void>((r) => (wake = r)), aborted]);
-      }
-    },
-  };
-}
-
-async function start(storage: CheckpointStorage, objects = [cm("a", "5"), cm("b", "6")]) {
-  const clock = new ManualClock();
-  const lw = new ScriptedListerWatcher(clock);
-  lw.objects = objects;
-  lw.resourceVersion = "10";
-  const f = feed();
-  lw.onWatch = (o) => f.watch(o);
-  const reflector = new Reflector(lw, new Indexer<KubeObject>(metaNamespaceKeyFunc), {
-    clock,
-    random: () => 0,
-    useStreamingList: false,
-    onError: () => {},
-    checkpoint: { storage, key: "k", identity, saveOnStop: false },
-  });
-  const ac = new AbortController();
-  const done = reflector.run({ signal: ac.signal });
-  await clock.flush();
-  /** Applies `events` and waits until the reflector is at `rv`. */
-  const apply = async (rv: string, ...events: WatchEvent[]) => {
-    f.push(...events);
-    while (reflector.lastSyncResourceVersion !== rv) await clock.advance(1);
-  };
-  const stop = async () => {
-    ac.abort();
-    await clock.flush();
-    await done;
-  };
-  return { reflector, apply, stop };
-}
 
 test("a Reflector save that wrote nothing (the version moved by a bookmark, no change) keeps the next save incremental", async () => {
   const storage = memoryCheckpointStorage();
   // enough objects that one change is far below the compaction ratio
   const many = Array.from({ length: 20 }, (_, i) => cm(`cm-${i}`, "5", { i: String(i) }));
-  const t = await start(storage, many);
+  const t = await start(storage, { objects: many });
   await t.reflector.synced;
   assert.equal((await t.reflector.saveCheckpoint()).written, "base");
   await t.apply("12", bookmark("12"));
