@@ -820,6 +820,30 @@ The programs in [\`benchmarks/\`](benchmarks/) measure single components against
   edge-runtime's \`node:vm\` context are slow; \`Math.imul\` and \`JSON.parse\` are now bound once per
   module (46 ms cold, 11 ms warm).
 
+  Every size and number of changes on the Worker (warm isolate; \`--edge-objects\` picks sizes; workerd
+  2026-11-17, edge-runtime 4.0.1; same run):
+
+  | runtime | objects | changes | wall time per request (median, max) | CPU per request |
+  | --- | --- | --- | --- | --- |
+  | workerd | 500 | 0 | 5.3 ms, 7.9 ms | 4.0 ms |
+  | edge-runtime | 500 | 0 | 4.9 ms, 6.6 ms | 4.9 ms |
+  | workerd | 500 | 1 | 7.6 ms, 9.0 ms | 5.0 ms |
+  | edge-runtime | 500 | 1 | 6.1 ms, 7.3 ms | 6.1 ms |
+  | workerd | 500 | 100 | 17 ms, 25 ms | 10 ms |
+  | edge-runtime | 500 | 100 | 17 ms, 26 ms | 16 ms |
+  | workerd | 5000 | 0 | 12 ms, 18 ms | 6.0 ms |
+  | edge-runtime | 5000 | 0 | 9.9 ms, 15 ms | 11 ms |
+  | workerd | 5000 | 1 | 10 ms, 18 ms | 5.0 ms |
+  | edge-runtime | 5000 | 1 | 11 ms, 17 ms | 12 ms |
+  | workerd | 5000 | 100 | 15 ms, 17 ms | 11 ms |
+  | edge-runtime | 5000 | 100 | 15 ms, 20 ms | 16 ms |
+  | workerd | 50000 | 0 | 38 ms, 124 ms | 24 ms |
+  | edge-runtime | 50000 | 0 | 48 ms, 72 ms | 49 ms |
+  | workerd | 50000 | 1 | 41 ms, 180 ms | 29 ms |
+  | edge-runtime | 50000 | 1 | 52 ms, 92 ms | 58 ms |
+  | workerd | 50000 | 100 | 45 ms, 61 ms | 33 ms |
+  | edge-runtime | 50000 | 100 | 56 ms, 81 ms | 60 ms |
+
 \`npm run bench\` runs the first three, the checkpoint benchmark and the edge catch-up benchmark. Each also runs on Node after \`npm run build:npm\`:
 \`node --expose-gc npm/esm/benchmarks/<name>.js\`.
 `;
