@@ -132,7 +132,8 @@ export async function catchUp<T extends KubeObjectLike = KubeObject>(
     // without integer versions, only a consistent list is a proof
     const complete = goal === undefined ? state.listed !== undefined : state.reached(goal);
     const { saved, saveError } = await save(o, identity, state, progress, report);
-    const listing = progress.items > 0
+    // a list still in progress: how far it got (moot once caught up)
+    const listing = progress.items > 0 && !complete
       ? {
         items: progress.items,
         ...(progress.remaining === undefined ? {} : { remaining: progress.remaining }),
