@@ -11,8 +11,11 @@ import { scopeOf } from "./_key_lock.ts";
 
 /** What is kept of one checkpoint: which pieces it was made of, and its objects. */
 export interface CachedCheckpoint {
+  /** The generation of the snapshot the objects were read from. */
   baseGen: string;
+  /** The generations of the log pieces applied to it, in order. */
   logGens: string[];
+  /** The version the objects are exact at. */
   resourceVersion: string;
   /** The objects; shared with every load that uses them: never changed in place. */
   items: readonly KubeObjectLike[];
