@@ -229,3 +229,8 @@ export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/erro
 export { WorkQueue, type WorkQueueOptions } from "./src/workqueue/work_queue.ts";
 export { Controller, type ControllerOptions } from "./src/controller/controller.ts";
 export { type ControllerSource, controllerSource } from "./src/controller/controller_source.ts";
+export { LeaderElector } from "./src/leader/leader_elector.ts";
+export {
+  LEADER_ELECTION_DEFAULTS,
+  type LeaderElectionOptions,
+} from "./src/leader/leader_election_options.ts";

@@ -21,6 +21,7 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = [
   { group: "", version: "v1", resource: "pods", kind: "Pod", namespaced: true },
   { group: "", version: "v1", resource: "namespaces", kind: "Namespace", namespaced: false },
   { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true },
+  { group: "coordination.k8s.io", version: "v1", resource: "leases", kind: "Lease", namespaced: true },
 ];
 
 /** The set of served resources. */

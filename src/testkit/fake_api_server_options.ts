@@ -14,7 +14,7 @@ export interface FakeApiServerOptions {
   port?: number;
   /** Address to listen on. Default: `"127.0.0.1"`. */
   hostname?: string;
-  /** Resources served besides the defaults (configmaps, secrets, pods, namespaces, deployments). Default: `[]`. */
+  /** Resources served besides the defaults (configmaps, secrets, pods, namespaces, deployments, coordination.k8s.io leases). Default: `[]`. */
   resources?: ResourceDefinition[];
   /** Change events kept for watches from a resourceVersion and exact lists. Default: `1000`. */
   historySize?: number;
