@@ -5,6 +5,7 @@
  */
 import type { KubeClient } from "../transport/kube_client.ts";
 import { type Clock, systemClock } from "../async/clock.ts";
+import { unit } from "../async/_async.ts";
 
 /** Options of a {@linkcode LeaderElector}. */
 export interface LeaderElectionOptions {
@@ -193,6 +194,10 @@ function defaultIdentity(random: () => number): string {
   try {
     host = g.Deno?.hostname?.() ?? g.process?.env?.HOSTNAME ?? "";
   } catch { /* no permission to read it: the random part alone */ }
-  const suffix = Array.from({ length: 8 }, () => Math.floor(random() * 16).toString(16)).join("");
+  const suffix = Array.from(
+    { length: 8 },
+    () => Math.min(15, Math.floor(unit(random()) * 16)).toString(16),
+  )
+    .join("");
   return host ? `${host}_${suffix}` : suffix;
 }

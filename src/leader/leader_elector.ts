@@ -8,7 +8,7 @@ import type { KubeObject } from "../api/types.ts";
 import { isAlreadyExists, isNotFound } from "../api/predicates.ts";
 import { isConflict } from "../api/kube_conflict_error.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
-import { childAbortController, delay } from "../async/_async.ts";
+import { childAbortController, delay, unit } from "../async/_async.ts";
 import { type ResourceClient, resourceClient } from "../transport/resource_client.ts";
 import { decide } from "./_leader_decision.ts";
 import { type LeaseRecord, recordOf, specOf } from "./_lease_record.ts";
@@ -125,7 +125,8 @@ export class LeaderElector {
    * Runs for leadership until `signal` aborts: acquires, leads (calling
    * `onStartedLeading`), renews, and after losing leadership runs again.
    * On abort while leading, releases the Lease (`releaseOnCancel`) and
-   * resolves. Rejects with a 401 or 403 `KubeStatusError` when the
+   * resolves (without waiting for what `onStartedLeading` returned: that
+   * work ends when its signal aborts). Rejects with a 401 or 403 `KubeStatusError` when the
    * credentials may not read or write the Lease.
    */
   async run(options: { signal: AbortSignal }): Promise<void> {
@@ -138,6 +139,11 @@ export class LeaderElector {
     try {
       while (!signal.aborted) {
         if (!(await this.#acquire(signal))) return;
+        if (signal.aborted) {
+          // acquired as it was stopped: never lead, give it back
+          if (this.#o.releaseOnCancel) await this.#release();
+          return;
+        }
         await this.#lead(signal);
       }
     } finally {
@@ -148,7 +154,7 @@ export class LeaderElector {
   /** Tries every retry period until it leads (true) or `signal` aborts (false). */
   async #acquire(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew(signal)) return true;
+      if (await this.#tryAcquireOrRenew(signal) === "held") return true;
       if (!(await this.#wait(this.#jittered(), signal))) return false;
     }
     return false;
@@ -159,7 +165,9 @@ export class LeaderElector {
     const o = this.#o;
     const { controller, dispose } = childAbortController(signal);
     this.#isLeader = true;
-    const work = Promise.resolve()
+    // not awaited: the work ends when its signal aborts, or it is its own business
+    // (a run() that waited for work that ignores its signal would never end)
+    void Promise.resolve()
       .then(() => o.onStartedLeading?.(controller.signal))
       .catch((err) => this.#report(err));
     try {
@@ -177,28 +185,39 @@ export class LeaderElector {
       } catch (err) {
         this.#report(err);
       }
-      await work;
     }
-  }
-
-  /** Renews, retrying every retry period, until it succeeds or the renew deadline passes. */
-  async #renew(signal: AbortSignal): Promise<boolean> {
-    const o = this.#o;
-    const deadline = o.clock.now() + o.renewDeadlineMs;
-    while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew(signal, deadline)) return true;
-      const left = deadline - o.clock.now();
-      if (left <= 0) return false;
-      if (!(await this.#wait(Math.min(o.retryPeriodMs, left), signal))) return true;
-    }
-    return true; // stopped: the caller releases
   }
 
   /**
-   * Reads the Lease and takes or renews it when it may. True when this
-   * candidate holds it now. A write started after `deadline` is not made.
+   * Renews, retrying every retry period, until it succeeds (true), another
+   * holder is seen or the renew deadline passes (false: lost), or `signal`
+   * aborts (true: stopped, the caller releases). Every request of it is cut
+   * at the deadline: a renewal that hangs cannot keep a leader leading.
    */
-  async #tryAcquireOrRenew(signal: AbortSignal, deadline = Infinity): Promise<boolean> {
+  async #renew(signal: AbortSignal): Promise<boolean> {
+    const o = this.#o;
+    const { controller, dispose } = childAbortController(signal);
+    const timer = o.clock.setTimeout(() => controller.abort(), o.renewDeadlineMs);
+    try {
+      while (!controller.signal.aborted) {
+        const result = await this.#tryAcquireOrRenew(controller.signal);
+        if (result === "held") return true;
+        if (result === "other") return false; // someone else holds it: lost, at once
+        if (!(await this.#wait(o.retryPeriodMs, controller.signal))) break;
+      }
+      return signal.aborted;
+    } finally {
+      o.clock.clearTimeout(timer);
+      dispose();
+    }
+  }
+
+  /**
+   * Reads the Lease and takes or renews it when it may: `"held"` when this
+   * candidate holds it now, `"other"` when another holder has it,
+   * `"failed"` when the request failed or lost a race (a 409).
+   */
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<"held" | "other" | "failed"> {
     const o = this.#o;
     try {
       const observed = await this.#read(signal);
@@ -207,8 +226,7 @@ export class LeaderElector {
         o.identity,
         o.leaseDurationMs,
       );
-      if (d.kind === "wait") return false;
-      if (o.clock.now() >= deadline) return false;
+      if (d.kind === "wait") return "other";
       const lease: Lease = {
         apiVersion: "coordination.k8s.io/v1",
         kind: "Lease",
@@ -223,13 +241,13 @@ export class LeaderElector {
         written = await this.#leases.replace(lease, { signal });
       }
       this.#saw(written);
-      return true;
+      return "held";
     } catch (err) {
-      if (signal.aborted) return false;
-      if (isConflict(err) || isAlreadyExists(err)) return false; // another candidate got there first
+      if (signal.aborted) return "failed";
+      if (isConflict(err) || isAlreadyExists(err)) return "failed"; // another candidate got there first
       if (err instanceof KubeStatusError && (err.code === 401 || err.code === 403)) throw err;
       this.#report(err);
-      return false;
+      return "failed";
     }
   }
 
@@ -304,14 +322,15 @@ export class LeaderElector {
     try {
       await delay(ms, signal, this.#o.clock);
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      if (signal.aborted) return false;
+      throw err;
     }
   }
 
   /** The retry period with up to 20% jitter. */
   #jittered(): number {
-    return this.#o.retryPeriodMs * (1 + (JITTER - 1) * this.#o.random());
+    return this.#o.retryPeriodMs * (1 + (JITTER - 1) * unit(this.#o.random()));
   }
 
   #report(err: unknown): void {

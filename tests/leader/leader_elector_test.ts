@@ -10,6 +10,7 @@ import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { LeaderElector } from "../../src/leader/leader_elector.ts";
 import type { LeaderElectionOptions } from "../../src/leader/leader_election_options.ts";
 import { FakeApiServer, ManualClock } from "../../testkit.ts";
+import { gatedFetch } from "./_gated_fetch.ts";
 
 const START = Date.parse("2026-12-06T00:00:00Z");
 
@@ -206,6 +207,135 @@ test("LeaderElector refuses absurd options at construction", async () => {
     const e = new LeaderElector(base);
     assert.match(e.identity, /[0-9a-f]{8}$/, "a default identity with a random part");
     assert.notEqual(new LeaderElector(base).identity, e.identity);
+  } finally {
+    await t.close();
+  }
+});
+
+/** Waits (by condition, up to 5 s of real time) until `p` settles; whether it did. */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  p.then(() => (done = true), () => (done = true));
+  for (let i = 0; i < 5_000 && !done; i++) await new Promise((r) => setTimeout(r, 1));
+  return done;
+}
+
+test("LeaderElector: a renewal whose request hangs is cut at the renew deadline: the leader steps down before the Lease can expire for another (never two leaders)", async () => {
+  const t = await setup();
+  const gate = gatedFetch();
+  try {
+    const a = t.start("a", { client: new KubeClient({ server: t.server.url, fetch: gate.fetch }) });
+    await t.settle(1);
+    const b = t.start("b");
+    await t.pass(4_000, 2);
+    const holdFrom = t.clock.now();
+    gate.hold = (method) => method === "GET"; // a's next renewal read never answers
+    let both = 0;
+    for (let i = 0; i < 300 && !b.elector.isLeader; i++) {
+      if (a.elector.isLeader && b.elector.isLeader) both++;
+      await t.pass(100, 1); // a's read hangs: a may wait on no timer at all
+    }
+    assert.equal(b.elector.isLeader, true, "b took over the expired Lease");
+    assert.equal(a.elector.isLeader, false);
+    assert.equal(both, 0, "never both");
+    const lost = t.events.find((e) => e.startsWith("a lost at"));
+    assert.ok(lost, "a's signal aborted");
+    const lostAt = Number(lost.split(" ").at(-1)) - (holdFrom - START);
+    assert.ok(lostAt <= 2_000 + 10_000 + 100, `a lost ${lostAt} ms after its read started hanging`);
+  } finally {
+    gate.release();
+    await t.close();
+  }
+});
+
+test("LeaderElector: a leader that reads another holder in the Lease steps down at once", async () => {
+  const t = await setup();
+  try {
+    const a = t.start("a");
+    await t.settle(1);
+    const current = await t.lease();
+    await t.client.requestJson("/apis/coordination.k8s.io/v1/namespaces/default/leases/ctrl", {
+      method: "PUT",
+      body: {
+        apiVersion: "coordination.k8s.io/v1",
+        kind: "Lease",
+        metadata: {
+          name: "ctrl",
+          namespace: "default",
+          resourceVersion: current.metadata.resourceVersion,
+        },
+        spec: { ...current.spec, holderIdentity: "intruder" },
+      },
+    });
+    await t.pass(2_100, 1); // its next renewal reads the Lease
+    assert.equal(a.elector.isLeader, false);
+    assert.equal(a.elector.leader, "intruder");
+    assert.ok(t.events.some((e) => e.startsWith("a lost at 2")), t.events.join());
+  } finally {
+    await t.close();
+  }
+});
+
+test("LeaderElector: run() ends when stopped, though onStartedLeading's work ignores its signal; after a loss such a candidate runs for leadership again", async () => {
+  const t = await setup();
+  try {
+    const never = () => new Promise<void>(() => {});
+    const a = t.start("a", { onStartedLeading: never });
+    await t.settle(1);
+    t.server.inject({ resource: "leases", times: 6, fault: { kind: "status", code: 500 } });
+    for (let i = 0; i < 200 && a.elector.isLeader; i++) await t.pass(100, 1);
+    assert.equal(a.elector.isLeader, false, "lost");
+    for (let i = 0; i < 200 && !a.elector.isLeader; i++) await t.pass(100, 1);
+    assert.equal(a.elector.isLeader, true, "leads again");
+    a.stop.abort();
+    await t.clock.flush();
+    assert.ok(await settled(a.done), "run() ended");
+    assert.equal((await t.lease()).spec.holderIdentity, "", "released");
+  } finally {
+    await t.close();
+  }
+});
+
+test("LeaderElector: a random that answers NaN still waits its retry period (no silent end, no hot loop)", async () => {
+  const t = await setup();
+  try {
+    t.start("a");
+    await t.settle(1);
+    const b = t.start("b", { random: () => NaN });
+    await t.pass(10_000, 2);
+    assert.equal(b.elector.isLeader, false);
+    assert.equal(b.elector.leader, "a");
+    let ended = false;
+    b.done.then(() => (ended = true));
+    await t.settle(2);
+    assert.equal(ended, false, "still running for leadership");
+    assert.match(b.elector.identity, /^b$/);
+    assert.match(
+      new LeaderElector({ client: t.client, namespace: "d", name: "n", random: () => NaN })
+        .identity,
+      /[0-9a-f]{8}$/,
+    );
+  } finally {
+    await t.close();
+  }
+});
+
+test("LeaderElector: a candidate stopped while its acquiring write is in flight never starts leading, and gives the Lease back", async () => {
+  const t = await setup();
+  const gate = gatedFetch();
+  try {
+    gate.hold = (method) => method === "POST";
+    const a = t.start("a", { client: new KubeClient({ server: t.server.url, fetch: gate.fetch }) });
+    for (let i = 0; i < 5_000 && gate.count < 2; i++) await new Promise((r) => setTimeout(r, 1));
+    assert.equal(gate.count, 2, "the read, then the create, held");
+    gate.hold = () => false;
+    gate.release(); // the create goes through
+    a.stop.abort(); // as it is stopped
+    await t.clock.flush();
+    assert.ok(await settled(a.done), "run() ended");
+    assert.ok(!t.events.some((e) => e.startsWith("a leads")), t.events.join());
+    const lease = await t.lease().catch(() => undefined);
+    assert.ok(lease === undefined || lease.spec.holderIdentity === "", "not left held");
   } finally {
     await t.close();
   }
