@@ -234,3 +234,21 @@ export {
   LEADER_ELECTION_DEFAULTS,
   type LeaderElectionOptions,
 } from "./src/leader/leader_election_options.ts";
+export { healthHandler } from "./src/health/health_handler.ts";
+export {
+  HEALTH_DEFAULTS,
+  type HealthCheck,
+  type HealthCheckResult,
+  type HealthInformer,
+  type HealthOptions,
+} from "./src/health/health_options.ts";
+export type {
+  HealthCheckReport,
+  HealthProbe,
+  HealthReport,
+} from "./src/health/health_report.ts";
+export {
+  type NodeIncomingMessageLike,
+  nodeRequestListener,
+  type NodeServerResponseLike,
+} from "./src/health/node_request_listener.ts";
