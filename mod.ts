@@ -234,6 +234,21 @@ export {
   LEADER_ELECTION_DEFAULTS,
   type LeaderElectionOptions,
 } from "./src/leader/leader_election_options.ts";
+export {
+  type EventApi,
+  EventRecorder,
+  type EventRecorderStats,
+} from "./src/events/event_recorder.ts";
+export {
+  EVENT_RECORDER_DEFAULTS,
+  type EventRecorderOptions,
+} from "./src/events/event_recorder_options.ts";
+export type { EventDetails, EventType, ObjectReference } from "./src/events/event_details.ts";
+export {
+  type EventDropReason,
+  type EventObjectRef,
+  EventRecordError,
+} from "./src/events/event_record_error.ts";
 export { healthHandler } from "./src/health/health_handler.ts";
 export {
   HEALTH_DEFAULTS,

@@ -22,6 +22,8 @@ export const DEFAULT_RESOURCES: readonly ResourceDefinition[] = [
   { group: "", version: "v1", resource: "namespaces", kind: "Namespace", namespaced: false },
   { group: "apps", version: "v1", resource: "deployments", kind: "Deployment", namespaced: true },
   { group: "coordination.k8s.io", version: "v1", resource: "leases", kind: "Lease", namespaced: true },
+  { group: "events.k8s.io", version: "v1", resource: "events", kind: "Event", namespaced: true },
+  { group: "", version: "v1", resource: "events", kind: "Event", namespaced: true },
 ];
 
 /** The set of served resources. */
