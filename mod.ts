@@ -229,6 +229,11 @@ export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/erro
 export { WorkQueue, type WorkQueueOptions } from "./src/workqueue/work_queue.ts";
 export { Controller, type ControllerOptions } from "./src/controller/controller.ts";
 export { type ControllerSource, controllerSource } from "./src/controller/controller_source.ts";
+export type {
+  ControllerLeaderElection,
+  ControllerOwnership,
+  OwnershipMode,
+} from "./src/controller/controller_ownership.ts";
 export { LeaderElector } from "./src/leader/leader_elector.ts";
 export {
   LEADER_ELECTION_DEFAULTS,

@@ -11,6 +11,8 @@ import type { Informer } from "../informer/informer.ts";
 import { waitForCacheSync } from "../informer/wait_for_cache_sync.ts";
 import { WorkQueue, type WorkQueueOptions } from "../workqueue/work_queue.ts";
 import type { ControllerSource } from "./controller_source.ts";
+import { type KeyOwnership, leaderOwnership, singleOwnership } from "./_key_ownership.ts";
+import type { ControllerLeaderElection, ControllerOwnership } from "./controller_ownership.ts";
 
 /**
  * Options of {@linkcode Controller}.
@@ -57,6 +59,20 @@ export interface ControllerOptions {
    * is skipped). Must not throw. Default: a `console.warn` of the message.
    */
   onError?: (error: unknown, key: string | undefined) => void;
+  /**
+   * Run as one of several replicas, of which only the leader reconciles
+   * (client-go's leader election on a `coordination.k8s.io/v1` Lease, see
+   * {@linkcode LeaderElector}; its `onStartedLeading` is the controller's).
+   * Every replica runs its informers and syncs (a warm standby); after its
+   * informers synced it runs for leadership; while it leads its workers
+   * reconcile, and when it becomes the leader it enqueues every key of its
+   * informers' caches. When leadership is lost, the reconciles in progress
+   * see their `signal` aborted and no other key is handed to a worker; on a
+   * clean stop the Lease is released only after the reconciles in progress
+   * have settled. Requires informers with `lister()`. Default: none (one
+   * replica reconciles everything).
+   */
+  leaderElection?: ControllerLeaderElection;
 }
 
 /**
@@ -122,7 +138,11 @@ export class Controller {
   readonly #keyOf: NonNullable<ControllerOptions["keyOf"]>;
   readonly #workers: number;
   readonly #onError: NonNullable<ControllerOptions["onError"]>;
+  readonly #ownership: KeyOwnership;
+  /** The reconciles in progress, by key (a key is reconciled by one worker at a time). */
+  readonly #inFlight = new Map<string, AbortController>();
   #started = false;
+  #stopping = false;
 
   /**
    * Creates a controller; nothing happens until `run()`.
@@ -139,6 +159,7 @@ export class Controller {
       workers = 2,
       queue = {},
       onError,
+      leaderElection,
     } = options ?? {};
     if (typeof name !== "string" || name === "") {
       throw new TypeError("Controller: name must be a non-empty string");
@@ -169,6 +190,21 @@ export class Controller {
     if (onError !== undefined && typeof onError !== "function") {
       throw new TypeError(`Controller ${name}: onError must be a function`);
     }
+    if (leaderElection !== undefined) {
+      if (leaderElection === null || typeof leaderElection !== "object") {
+        throw new TypeError(`Controller ${name}: leaderElection must be an object`);
+      }
+      this.#sources.forEach((s, i) => {
+        if (typeof (s.informer as Partial<Informer<KubeObjectLike>>).lister !== "function") {
+          throw new TypeError(
+            `Controller ${name}: informers[${i}] has no lister(), which leader election needs (to enqueue its keys when it becomes the leader)`,
+          );
+        }
+      });
+    }
+    this.#ownership = leaderElection === undefined
+      ? singleOwnership()
+      : leaderOwnership({ onError: (err) => this.#report(err, undefined), ...leaderElection });
     this.name = name;
     this.#reconcile = reconcile;
     this.#keyOf = keyOf;
@@ -195,14 +231,18 @@ export class Controller {
     }
     if (this.#started) throw new Error(`Controller ${this.name}: run() was already called`);
     this.#started = true;
-    // One listener on the caller's signal, however many workers: each
-    // worker's reconciles get a signal of its own, aborted from here.
-    const workerAborts = Array.from({ length: this.#workers }, () => new AbortController());
+    // The election or membership stops only after the reconciles in progress settled: a
+    // released Lease lets another replica take over at once.
+    const ownershipStop = new AbortController();
+    let ownershipRun: Promise<void> | undefined;
+    let ownershipFailure: { error: unknown } | undefined;
     const stop = () => {
-      for (const ac of workerAborts) ac.abort(signal.reason);
+      this.#stopping = true;
+      for (const ac of this.#inFlight.values()) ac.abort(signal.reason);
       this.queue.shutdown(); // ends the workers waiting for a key
     };
     let registrations: HandlerRegistration[] = [];
+    let unsubscribe = () => {};
     signal.addEventListener("abort", stop, { once: true });
     try {
       if (signal.aborted) return stop();
@@ -214,45 +254,101 @@ export class Controller {
         const names = unsynced.map((s) => s.informer.name).join(", ");
         throw new Error(`Controller ${this.name}: informer(s) ${names} stopped before syncing`);
       }
-      await Promise.all(workerAborts.map((ac) => this.#work(ac.signal)));
+      unsubscribe = this.#ownership.onChange((ownedBefore) => this.#ownershipChanged(ownedBefore));
+      ownershipRun = this.#ownership.run(ownershipStop.signal).catch((error) => {
+        ownershipFailure = { error };
+        stop();
+      });
+      await Promise.all(Array.from({ length: this.#workers }, () => this.#work()));
+      if (ownershipFailure) throw ownershipFailure.error;
     } finally {
       signal.removeEventListener("abort", stop);
+      this.#stopping = true;
       this.queue.shutdown();
+      ownershipStop.abort();
+      await ownershipRun;
+      unsubscribe();
       for (const r of registrations) r.remove();
     }
   }
 
-  async #work(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted) {
+  /**
+   * What this replica owns now: every key (`"single"`), every key while it
+   * leads (`leaderElection`), or its share (`shards`).
+   */
+  get ownership(): ControllerOwnership {
+    return this.#ownership.status();
+  }
+
+  async #work(): Promise<void> {
+    for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return; // shut down
+      if (this.#stopping || !this.#ownership.owns(key)) {
+        // after shutdown, get() still hands out queued keys; a key owned elsewhere is that
+        // replica's (and enqueued here again should it become ours)
+        this.queue.forget(key);
+        this.queue.done(key);
+        if (this.#stopping) return;
+        continue;
+      }
+      const ac = new AbortController();
+      this.#inFlight.set(key, ac);
       try {
-        if (signal.aborted) return; // after shutdown, get() still hands out queued keys
-        await this.#reconcile(key, { signal });
+        await this.#reconcile(key, { signal: ac.signal });
         this.queue.forget(key);
       } catch (err) {
         this.queue.addRateLimited(key); // ignored once the queue is shut down
-        if (!(signal.aborted && isAbort(err, signal))) this.#report(err, key);
+        if (!(ac.signal.aborted && isAbort(err, ac.signal))) this.#report(err, key);
       } finally {
+        this.#inFlight.delete(key);
         this.queue.done(key);
       }
     }
   }
 
+  /** Aborts the reconciles of keys no longer owned, and enqueues the keys gained. */
+  #ownershipChanged(ownedBefore: (key: string) => boolean): void {
+    for (const [key, ac] of this.#inFlight) {
+      if (!this.#ownership.owns(key)) {
+        ac.abort(new DOMException(`the key ${key} is no longer this replica's`, "AbortError"));
+      }
+    }
+    if (this.#stopping) return;
+    for (const source of this.#sources) {
+      const lister = (source.informer as Partial<Pick<Informer<KubeObjectLike>, "lister">>).lister;
+      if (typeof lister !== "function") continue; // checked in the constructor
+      for (const obj of lister.call(source.informer).list()) {
+        for (const key of this.#keysOf(source, obj)) {
+          if (this.#ownership.owns(key) && !ownedBefore(key)) this.queue.add(key);
+        }
+      }
+    }
+  }
+
+  /** The keys a change of `obj` enqueues (errors of `keyOf` or `map` are reported: none). */
+  #keysOf(
+    source: ControllerSource<KubeObjectLike>,
+    obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>,
+  ): readonly string[] {
+    try {
+      if (!source.map) {
+        return [this.#keyOf(obj as KubeObject | DeletedFinalStateUnknown<KubeObject>)];
+      }
+      const live = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
+      const keys = source.map(live);
+      return typeof keys === "string" ? [keys] : keys ?? [];
+    } catch (err) {
+      this.#report(err, undefined);
+      return [];
+    }
+  }
+
   #handler(source: ControllerSource<KubeObjectLike>) {
     const enqueue = (obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>) => {
-      try {
-        if (!source.map) {
-          return this.queue.add(
-            this.#keyOf(obj as KubeObject | DeletedFinalStateUnknown<KubeObject>),
-          );
-        }
-        const live = obj instanceof DeletedFinalStateUnknown ? obj.obj : obj;
-        const keys = source.map(live);
-        if (typeof keys === "string") this.queue.add(keys);
-        else if (keys) { for (const key of keys) this.queue.add(key); }
-      } catch (err) {
-        this.#report(err, undefined);
+      for (const key of this.#keysOf(source, obj)) {
+        // A key owned elsewhere is not queued here: it is enqueued when it becomes ours.
+        if (this.#ownership.owns(key)) this.queue.add(key);
       }
     };
     return {

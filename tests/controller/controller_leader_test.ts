@@ -1,0 +1,278 @@
+/**
+ * Controller with `leaderElection`: two replicas (each with its own
+ * informer) on one test API server; the election runs on a manual clock,
+ * the informers on real time. Every reconcile records its start and end, so
+ * that the tests check that no key is reconciled by both replicas at once.
+ */
+import assert from "node:assert/strict";
+import { test } from "../_test.ts";
+import { Controller } from "../../src/controller/controller.ts";
+import type { ControllerLeaderElection } from "../../src/controller/controller_ownership.ts";
+import { Informer } from "../../src/informer/informer.ts";
+import { KubeClient } from "../../src/transport/kube_client.ts";
+import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
+import { FakeApiServer, ManualClock } from "../../testkit.ts";
+
+const START = Date.parse("2026-12-06T00:00:00Z");
+
+const cm = (name: string, data: Record<string, string> = {}) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, namespace: "default" },
+  data,
+});
+
+/** Polls `cond` every ms of real time, up to 5 s. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 5_000 && !cond(); i++) await new Promise((r) => setTimeout(r, 1));
+  assert.ok(cond(), `timed out waiting for: ${what}`);
+}
+
+async function setup(names: string[]) {
+  const server = await FakeApiServer.start();
+  for (const name of names) server.create(cm(name));
+  const client = new KubeClient({ server: server.url });
+  const clock = new ManualClock(START);
+  const log: string[] = []; // "start a default/x", "end a default/x"
+  const errors: unknown[] = [];
+  const replicas: {
+    id: string;
+    controller: Controller;
+    stop: AbortController;
+    done: Promise<unknown>;
+    informing: Promise<void>;
+  }[] = [];
+  const start = (
+    id: string,
+    options: {
+      election?: Partial<ControllerLeaderElection>;
+      reconcile?: (key: string, signal: AbortSignal) => Promise<void> | void;
+    } = {},
+  ) => {
+    const stop = new AbortController();
+    const informer = new Informer(
+      resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" }),
+      { name: `configmaps-${id}`, onError: () => {} },
+    );
+    const informing = informer.run({ signal: stop.signal });
+    const controller = new Controller({
+      name: "ctrl",
+      informers: [informer],
+      leaderElection: {
+        client,
+        namespace: "default",
+        name: "ctrl",
+        identity: id,
+        clock,
+        random: () => 0,
+        onError: (err) => errors.push(err),
+        ...options.election,
+      },
+      reconcile: async (key, { signal }) => {
+        log.push(`start ${id} ${key}`);
+        try {
+          await options.reconcile?.(key, signal);
+        } finally {
+          log.push(`end ${id} ${key}`);
+        }
+      },
+      onError: (err) => errors.push(err),
+    });
+    const done = controller.run({ signal: stop.signal }).then(() => "ended", (err) => err);
+    const replica = { id, controller, stop, done, informing };
+    replicas.push(replica);
+    return replica;
+  };
+  /** Waits (real time, by condition) until `timers` timers wait on the clock. */
+  const settle = (timers: number) =>
+    until(() => clock.pendingTimers >= timers, `${timers} timers on the clock`);
+  const pass = async (ms: number, timers: number, step = 100) => {
+    for (let t = 0; t < ms; t += step) {
+      await settle(timers);
+      await clock.advance(step);
+    }
+    await settle(timers);
+  };
+  const reconciledBy = (id: string) =>
+    log.filter((l) => l.startsWith(`end ${id} `)).map((l) => l.split(" ")[2]).sort();
+  const close = async () => {
+    for (const r of replicas) r.stop.abort();
+    await clock.flush();
+    await Promise.all(replicas.map((r) => r.done));
+    await Promise.all(replicas.map((r) => r.informing));
+    await server.close();
+  };
+  return { server, client, clock, log, errors, start, settle, pass, reconciledBy, close };
+}
+
+/** Fails when a key's reconciles by two replicas overlap in `log`. */
+function assertNoOverlap(log: readonly string[]): void {
+  const running = new Map<string, string>(); // key → replica
+  for (const line of log) {
+    const [what, id, key] = line.split(" ");
+    if (what === "start") {
+      const other = running.get(key);
+      assert.ok(other === undefined, `${key} reconciled by ${other} and ${id} at once`);
+      running.set(key, id);
+    } else running.delete(key);
+  }
+}
+
+test("Controller leaderElection: only the leader reconciles; the standby syncs and takes over within a retry period of a clean stop, then reconciles every key", async () => {
+  const t = await setup(["a", "b", "c"]);
+  try {
+    const a = t.start("a");
+    await until(() => t.reconciledBy("a").length === 3, "a reconciles every key");
+    assert.deepEqual(t.reconciledBy("a"), ["default/a", "default/b", "default/c"]);
+    assert.deepEqual(a.controller.ownership, {
+      mode: "leader",
+      owning: true,
+      identity: "a",
+      leader: "a",
+      transitions: 1,
+    });
+
+    const b = t.start("b");
+    await t.pass(4_000, 2); // a renews, b retries
+    t.server.update(cm("b", { v: "2" }));
+    await until(() => t.reconciledBy("a").length === 4, "a reconciles the change");
+    await t.pass(2_000, 2);
+    assert.deepEqual(t.reconciledBy("b"), [], "the standby reconciles nothing");
+    assert.equal(b.controller.ownership.owning, false);
+    assert.equal(b.controller.ownership.leader, "a");
+
+    a.stop.abort();
+    assert.equal(await a.done, "ended");
+    const stoppedAt = t.clock.now();
+    for (let i = 0; i < 30 && !b.controller.ownership.owning; i++) await t.pass(100, 1);
+    assert.equal(b.controller.ownership.owning, true);
+    assert.ok(t.clock.now() - stoppedAt <= 2_000, `${t.clock.now() - stoppedAt} ms`);
+    await until(() => t.reconciledBy("b").length === 3, "b reconciles every key on taking over");
+    assertNoOverlap(t.log);
+    assert.deepEqual(t.errors, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("Controller leaderElection: when renewals fail past the renew deadline the reconcile in progress is aborted and no other key reaches a worker; the other replica leads only after the lease duration", async () => {
+  const t = await setup(["a", "b"]);
+  try {
+    const aborted: string[] = [];
+    const a = t.start("a", {
+      reconcile: (key, signal) =>
+        key === "default/a" // hangs until aborted
+          ? new Promise<void>((_, reject) => {
+            signal.addEventListener("abort", () => {
+              aborted.push(key);
+              reject(signal.reason);
+            });
+          })
+          : undefined,
+    });
+    await until(() => t.reconciledBy("a").length === 1, "a reconciles b");
+    const b = t.start("b");
+    await t.pass(2_000, 2);
+    t.server.inject({
+      resource: "leases",
+      verb: "update",
+      times: 1_000,
+      fault: { kind: "status", code: 500 },
+    });
+    const failingFrom = t.clock.now();
+    // a loses leadership within its renew deadline (plus the retry period it waits to renew)
+    for (let i = 0; i < 130 && a.controller.ownership.owning; i++) await t.pass(100, 2);
+    assert.equal(a.controller.ownership.owning, false);
+    const lostAfter = t.clock.now() - failingFrom;
+    assert.ok(lostAfter <= 12_000, `${lostAfter} ms`);
+    await until(() => aborted.length === 1, "the reconcile in progress is aborted");
+    t.server.update(cm("b", { v: "2" }));
+    await t.pass(1_000, 2);
+    assert.deepEqual(t.reconciledBy("a"), ["default/a", "default/b"], "nothing after the loss");
+    assert.equal(b.controller.ownership.owning, false, "b must not lead before a's lease expired");
+    assert.ok(t.errors.every((e) => e instanceof KubeStatusError && e.code === 500));
+  } finally {
+    await t.close();
+  }
+});
+
+test("Controller leaderElection: a clean stop releases the Lease only after the reconcile in progress has settled", async () => {
+  const t = await setup(["a"]);
+  try {
+    let finish = () => {};
+    const a = t.start("a", {
+      // ignores its signal until the test lets it finish
+      reconcile: () => new Promise<void>((resolve) => (finish = resolve)),
+    });
+    await until(() => t.log.length === 1, "a starts reconciling");
+    const b = t.start("b");
+    await t.pass(2_000, 2);
+    a.stop.abort();
+    await t.pass(4_000, 1);
+    const lease = await t.client.requestJson<{ spec: { holderIdentity?: string } }>(
+      "/apis/coordination.k8s.io/v1/namespaces/default/leases/ctrl",
+    );
+    assert.equal(lease.spec.holderIdentity, "a", "held while a reconcile runs");
+    assert.equal(b.controller.ownership.owning, false);
+    finish();
+    assert.equal(await a.done, "ended");
+    for (let i = 0; i < 30 && !b.controller.ownership.owning; i++) await t.pass(100, 1);
+    assert.equal(b.controller.ownership.owning, true);
+    await until(() => t.reconciledBy("b").length === 1, "b reconciles");
+    assertNoOverlap(t.log);
+  } finally {
+    await t.close();
+  }
+});
+
+test("Controller leaderElection: a 403 on the Lease rejects run() with the API's error", async () => {
+  const t = await setup(["a"]);
+  try {
+    t.server.inject({
+      resource: "leases",
+      verb: "get",
+      times: 1_000,
+      fault: { kind: "status", code: 403 },
+    });
+    const a = t.start("a");
+    const result = await a.done;
+    assert.ok(result instanceof KubeStatusError && result.code === 403, String(result));
+    assert.deepEqual(t.log, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("Controller leaderElection: informers without lister() and malformed election options are refused at construction", () => {
+  const client = new KubeClient({ server: "http://127.0.0.1:1" });
+  const bare = { name: "x", addEventHandler: () => ({}) as never };
+  const leaderElection = { client, namespace: "default", name: "ctrl" };
+  assert.throws(
+    () => new Controller({ name: "c", informers: [bare], reconcile: () => {}, leaderElection }),
+    (err: Error) => err instanceof TypeError && /lister\(\)/.test(err.message),
+  );
+  const informer = new Informer(
+    resourceListerWatcher(client, { apiVersion: "v1", resource: "configmaps" }),
+  );
+  assert.throws(
+    () =>
+      new Controller({
+        name: "c",
+        informers: [informer],
+        reconcile: () => {},
+        leaderElection: { ...leaderElection, renewDeadlineMs: 20_000 },
+      }),
+    RangeError,
+  );
+  assert.throws(
+    () =>
+      new Controller({
+        name: "c",
+        informers: [informer],
+        reconcile: () => {},
+        leaderElection: "yes" as never,
+      }),
+    TypeError,
+  );
+});
