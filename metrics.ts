@@ -57,3 +57,7 @@ export {
   type ReflectorMetricsSources,
 } from "./src/metrics/reflector_metrics.ts";
 export type { WorkQueueMetrics } from "./src/metrics/workqueue_metrics.ts";
+export type {
+  ControllerMetrics,
+  ControllerMetricsSources,
+} from "./src/metrics/controller_metrics.ts";

@@ -225,6 +225,10 @@ export {
   type ReflectorMetricsSources,
 } from "./src/metrics/reflector_metrics.ts";
 export type { WorkQueueMetrics } from "./src/metrics/workqueue_metrics.ts";
+export type {
+  ControllerMetrics,
+  ControllerMetricsSources,
+} from "./src/metrics/controller_metrics.ts";
 export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/error_reason.ts";
 export { WorkQueue, type WorkQueueOptions } from "./src/workqueue/work_queue.ts";
 export { Controller, type ControllerOptions } from "./src/controller/controller.ts";

@@ -77,8 +77,8 @@ export interface PromHistogramLike {
  * as far as the adapter needs it. `R` is its `Registry` type (inferred).
  */
 export interface PromClientLike<R extends PromRegistryLike = PromRegistryLike> {
-  /** The `Counter` class. */
-  Counter: new (config: PromMetricConfig<R>) => PromCounterLike;
+  /** The `Counter` class (`collect`, when given, runs before each scrape). */
+  Counter: new (config: PromMetricConfig<R> & { collect?: () => void }) => PromCounterLike;
   /** The `Gauge` class (`collect` runs before each scrape). */
   Gauge: new (config: PromMetricConfig<R> & { collect?: () => void }) => PromGaugeLike;
   /** The `Histogram` class. */

@@ -8,6 +8,7 @@
 import { errorReason } from "./error_reason.ts";
 import { createSeries, type Live, relistReason } from "./_prometheus_series.ts";
 import { workqueueSeries } from "./_prometheus_workqueue.ts";
+import { controllerSeries } from "./_prometheus_controller.ts";
 import type { PromClientLike, PromLabels, PromRegistryLike } from "./prom_client_like.ts";
 import type {
   MetricsProvider,
@@ -37,6 +38,8 @@ export interface PrometheusMetrics extends MetricsProvider {
   readonly names: string[];
   /** Work queue names with live series. */
   readonly workqueueNames: string[];
+  /** Controller names with live series. */
+  readonly controllerNames: string[];
   /** Removes every metric of this adapter from the registry. */
   unregister(): void;
 }
@@ -66,6 +69,10 @@ const cache = new WeakMap<PromRegistryLike, Map<string, PrometheusMetrics>>();
  * queue shuts down): `workqueue_depth`, `workqueue_adds_total`,
  * `workqueue_retries_total`, `workqueue_queue_duration_seconds`,
  * `workqueue_work_duration_seconds`.
+ * Controllers (registered on the first `controller(name)`, computed at
+ * scrape time, removed when the last controller of the name stops):
+ * `controller_owning{mode}`, `controller_leader`, `controller_shard_members`,
+ * `controller_keys_owned`, `controller_ownership_transitions_total`.
  *
  * @example A plain Reflector's metrics
  * ```ts
@@ -136,6 +143,7 @@ function createAdapter<R extends PromRegistryLike>(
   const live = new Map<string, Live>();
   const { m, names, removeSeries } = createSeries(client, registry, prefix, live);
   const queues = workqueueSeries(client, registry, prefix, names);
+  const controllers = controllerSeries(client, registry, prefix, names);
 
   return {
     registry,
@@ -145,13 +153,18 @@ function createAdapter<R extends PromRegistryLike>(
     get workqueueNames() {
       return queues.names();
     },
+    get controllerNames() {
+      return controllers.names();
+    },
     unregister() {
       for (const name of names) registry.removeSingleMetric(name);
       live.clear();
       queues.clear();
+      controllers.clear();
       forget();
     },
     workqueue: (name: string) => queues.workqueue(name),
+    controller: (name, sources) => controllers.controller(name, sources),
     reflector(name: string, sources: ReflectorMetricsSources = {}): ReflectorMetrics {
       if (typeof name !== "string" || name === "") {
         throw new TypeError("reflector metrics: name must be a non-empty string");

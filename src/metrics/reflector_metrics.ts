@@ -7,6 +7,7 @@
  */
 import type { WatcherObserver } from "../reflector/watcher_options.ts";
 import type { WorkQueueMetrics } from "./workqueue_metrics.ts";
+import type { ControllerMetrics, ControllerMetricsSources } from "./controller_metrics.ts";
 
 /**
  * Values a metrics backend reads when it is scraped (cheap, must not throw).
@@ -94,6 +95,17 @@ export interface MetricsProvider {
    * @param name The queue's name: the series' label.
    */
   workqueue?(name: string): WorkQueueMetrics;
+  /**
+   * The metrics of one controller: what this replica owns (mode, owning,
+   * leader, shard members, ownership transitions, keys owned), read from
+   * `sources` at scrape time. A `Controller` asks for them when its `run()`
+   * starts and calls their `dispose()` when it ends. Optional: a backend
+   * without it records nothing for controllers.
+   *
+   * @param name The controller's name: the series' label.
+   * @param sources Values read at scrape time.
+   */
+  controller?(name: string, sources: ControllerMetricsSources): ControllerMetrics;
 }
 
 /**
@@ -102,4 +114,5 @@ export interface MetricsProvider {
 export const noopMetrics: MetricsProvider = {
   reflector: () => ({ dispose() {} }),
   workqueue: () => ({ dispose() {} }),
+  controller: () => ({ dispose() {} }),
 };
