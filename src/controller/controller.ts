@@ -6,6 +6,7 @@
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "../cache/key_func.ts";
+import { type MetricsProvider, noopMetrics } from "../metrics/reflector_metrics.ts";
 import type { HandlerRegistration } from "../informer/handler_registration.ts";
 import type { Informer } from "../informer/informer.ts";
 import { waitForCacheSync } from "../informer/wait_for_cache_sync.ts";
@@ -73,6 +74,14 @@ export interface ControllerOptions {
    * replica reconciles everything).
    */
   leaderElection?: ControllerLeaderElection;
+  /**
+   * Where the controller's ownership metrics go (see
+   * `MetricsProvider.controller`: owning, leader, shard members, keys owned,
+   * transitions), asked for when `run()` starts and disposed of when it
+   * ends. Default: `queue.metrics` (so one provider serves the queue and the
+   * controller), else none.
+   */
+  metrics?: MetricsProvider;
 }
 
 /**
@@ -139,6 +148,7 @@ export class Controller {
   readonly #workers: number;
   readonly #onError: NonNullable<ControllerOptions["onError"]>;
   readonly #ownership: KeyOwnership;
+  readonly #metrics: MetricsProvider;
   /** The reconciles in progress, by key (a key is reconciled by one worker at a time). */
   readonly #inFlight = new Map<string, AbortController>();
   #started = false;
@@ -160,6 +170,7 @@ export class Controller {
       queue = {},
       onError,
       leaderElection,
+      metrics = queue?.metrics ?? noopMetrics,
     } = options ?? {};
     if (typeof name !== "string" || name === "") {
       throw new TypeError("Controller: name must be a non-empty string");
@@ -205,6 +216,13 @@ export class Controller {
     this.#ownership = leaderElection === undefined
       ? singleOwnership()
       : leaderOwnership({ onError: (err) => this.#report(err, undefined), ...leaderElection });
+    if (
+      metrics === null || typeof metrics !== "object" ||
+      (metrics.controller !== undefined && typeof metrics.controller !== "function")
+    ) {
+      throw new TypeError(`Controller ${name}: metrics must be a MetricsProvider`);
+    }
+    this.#metrics = metrics;
     this.name = name;
     this.#reconcile = reconcile;
     this.#keyOf = keyOf;
@@ -244,6 +262,10 @@ export class Controller {
     let registrations: HandlerRegistration[] = [];
     let unsubscribe = () => {};
     signal.addEventListener("abort", stop, { once: true });
+    const metrics = this.#metrics.controller?.(this.name, {
+      ownership: () => this.ownership,
+      keysOwned: () => this.#keysOwned(),
+    });
     try {
       if (signal.aborted) return stop();
       registrations = this.#sources.map((s) => s.informer.addEventHandler(this.#handler(s)));
@@ -269,7 +291,23 @@ export class Controller {
       await ownershipRun;
       unsubscribe();
       for (const r of registrations) r.remove();
+      metrics?.dispose();
     }
+  }
+
+  /** The distinct keys of the informers' caches this replica owns (at scrape time: O(objects)). */
+  #keysOwned(): number {
+    const keys = new Set<string>();
+    for (const source of this.#sources) {
+      const lister = (source.informer as Partial<Pick<Informer<KubeObjectLike>, "lister">>).lister;
+      if (typeof lister !== "function") return NaN; // unknown: not reported
+      for (const obj of lister.call(source.informer).list()) {
+        for (const key of this.#keysOf(source, obj, false)) {
+          if (this.#ownership.owns(key)) keys.add(key);
+        }
+      }
+    }
+    return keys.size;
   }
 
   /**
@@ -330,6 +368,7 @@ export class Controller {
   #keysOf(
     source: ControllerSource<KubeObjectLike>,
     obj: KubeObjectLike | DeletedFinalStateUnknown<KubeObjectLike>,
+    report = true,
   ): readonly string[] {
     try {
       if (!source.map) {
@@ -339,7 +378,7 @@ export class Controller {
       const keys = source.map(live);
       return typeof keys === "string" ? [keys] : keys ?? [];
     } catch (err) {
-      this.#report(err, undefined);
+      if (report) this.#report(err, undefined);
       return [];
     }
   }

@@ -13,6 +13,7 @@ import { KubeClient } from "../../src/transport/kube_client.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { resourceListerWatcher } from "../../src/transport/resource_lister_watcher.ts";
 import { FakeApiServer, ManualClock } from "../../testkit.ts";
+import type { ControllerMetricsSources } from "../../src/metrics/controller_metrics.ts";
 
 const START = Date.parse("2026-12-06T00:00:00Z");
 
@@ -36,6 +37,7 @@ async function setup(names: string[]) {
   const clock = new ManualClock(START);
   const log: string[] = []; // "start a default/x", "end a default/x"
   const errors: unknown[] = [];
+  const metricSources = new Map<string, ControllerMetricsSources>();
   const replicas: {
     id: string;
     controller: Controller;
@@ -78,6 +80,13 @@ async function setup(names: string[]) {
         }
       },
       onError: (err) => errors.push(err),
+      metrics: {
+        reflector: () => ({ dispose() {} }),
+        controller: (name, sources) => {
+          metricSources.set(`${name}/${id}`, sources);
+          return { dispose: () => metricSources.delete(`${name}/${id}`) };
+        },
+      },
     });
     const done = controller.run({ signal: stop.signal }).then(() => "ended", (err) => err);
     const replica = { id, controller, stop, done, informing };
@@ -103,7 +112,19 @@ async function setup(names: string[]) {
     await Promise.all(replicas.map((r) => r.informing));
     await server.close();
   };
-  return { server, client, clock, log, errors, start, settle, pass, reconciledBy, close };
+  return {
+    server,
+    client,
+    clock,
+    log,
+    errors,
+    metricSources,
+    start,
+    settle,
+    pass,
+    reconciledBy,
+    close,
+  };
 }
 
 /** Fails when a key's reconciles by two replicas overlap in `log`. */
@@ -133,6 +154,10 @@ test("Controller leaderElection: only the leader reconciles; the standby syncs a
       transitions: 1,
     });
 
+    const ofA = t.metricSources.get("ctrl/a")!;
+    assert.equal(ofA.ownership().owning, true);
+    assert.equal(ofA.keysOwned?.(), 3);
+
     const b = t.start("b");
     await t.pass(4_000, 2); // a renews, b retries
     t.server.update(cm("b", { v: "2" }));
@@ -141,9 +166,11 @@ test("Controller leaderElection: only the leader reconciles; the standby syncs a
     assert.deepEqual(t.reconciledBy("b"), [], "the standby reconciles nothing");
     assert.equal(b.controller.ownership.owning, false);
     assert.equal(b.controller.ownership.leader, "a");
+    assert.equal(t.metricSources.get("ctrl/b")?.keysOwned?.(), 0, "the standby owns no key");
 
     a.stop.abort();
     assert.equal(await a.done, "ended");
+    assert.equal(t.metricSources.has("ctrl/a"), false, "disposed when run() ended");
     const stoppedAt = t.clock.now();
     for (let i = 0; i < 30 && !b.controller.ownership.owning; i++) await t.pass(100, 1);
     assert.equal(b.controller.ownership.owning, true);
