@@ -5,7 +5,7 @@
  */
 import type { KubeClient } from "../transport/kube_client.ts";
 import { type Clock, systemClock } from "../async/clock.ts";
-import { unit } from "../async/_async.ts";
+import { checkName, resolveIdentity, resolveLeaseTiming } from "./_lease_timing.ts";
 
 /** Options of a {@linkcode LeaderElector}. */
 export interface LeaderElectionOptions {
@@ -78,9 +78,6 @@ export const LEADER_ELECTION_DEFAULTS: Readonly<{
   releaseOnCancel: true,
 });
 
-/** The jitter of client-go's retries: up to 20% more than the period. */
-export const JITTER = 1.2;
-
 /** {@linkcode LeaderElectionOptions} validated, with every default filled in. */
 export interface ResolvedLeaderElectionOptions {
   client: KubeClient;
@@ -99,8 +96,6 @@ export interface ResolvedLeaderElectionOptions {
   random: () => number;
 }
 
-const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-
 /**
  * Validates the options and fills in defaults.
  *
@@ -115,31 +110,10 @@ export function resolveLeaderElectionOptions(
   if (!o.client || typeof o.client.requestJson !== "function") {
     throw new TypeError("LeaderElector: client must be a KubeClient");
   }
-  for (const [field, value] of [["namespace", o.namespace], ["name", o.name]] as const) {
-    if (typeof value !== "string" || value.length > 253 || !NAME.test(value)) {
-      throw new TypeError(
-        `LeaderElector: ${field} must be a DNS subdomain name, got ${JSON.stringify(value)}`,
-      );
-    }
-  }
-  const ms = (field: string, value: number | undefined, fallback: number) => {
-    const v = value ?? fallback;
-    if (typeof v !== "number" || !Number.isFinite(v) || v < 100 || v > 3_600_000) {
-      throw new RangeError(
-        `LeaderElector: ${field} must be a number of ms in [100, 3600000], got ${v}`,
-      );
-    }
-    return v;
-  };
-  const leaseDurationMs = ms("leaseDurationMs", o.leaseDurationMs, D.leaseDurationMs);
-  const renewDeadlineMs = ms("renewDeadlineMs", o.renewDeadlineMs, D.renewDeadlineMs);
-  const retryPeriodMs = ms("retryPeriodMs", o.retryPeriodMs, D.retryPeriodMs);
-  if (!(leaseDurationMs > renewDeadlineMs)) {
-    throw new RangeError("LeaderElector: leaseDurationMs must be greater than renewDeadlineMs");
-  }
-  if (!(renewDeadlineMs > JITTER * retryPeriodMs)) {
-    throw new RangeError("LeaderElector: renewDeadlineMs must be greater than 1.2 × retryPeriodMs");
-  }
+  const owner = "LeaderElector";
+  checkName(owner, "namespace", o.namespace);
+  checkName(owner, "name", o.name);
+  const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = resolveLeaseTiming(owner, o, D);
   for (
     const field of [
       "onStartedLeading",
@@ -154,12 +128,7 @@ export function resolveLeaderElectionOptions(
     }
   }
   const random = o.random ?? Math.random;
-  const identity = o.identity ?? defaultIdentity(random);
-  if (typeof identity !== "string" || identity === "" || identity.length > 253) {
-    throw new TypeError(
-      "LeaderElector: identity must be a non-empty string of at most 253 characters",
-    );
-  }
+  const identity = resolveIdentity(owner, o.identity, random);
   return {
     client: o.client,
     namespace: o.namespace,
@@ -182,22 +151,4 @@ export function resolveLeaderElectionOptions(
     clock: o.clock ?? systemClock,
     random,
   };
-}
-
-/** The hostname where the runtime tells it, and 8 random hex digits. */
-function defaultIdentity(random: () => number): string {
-  const g = globalThis as {
-    Deno?: { hostname?: () => string };
-    process?: { env?: Record<string, string | undefined> };
-  };
-  let host = "";
-  try {
-    host = g.Deno?.hostname?.() ?? g.process?.env?.HOSTNAME ?? "";
-  } catch { /* no permission to read it: the random part alone */ }
-  const suffix = Array.from(
-    { length: 8 },
-    () => Math.min(15, Math.floor(unit(random()) * 16)).toString(16),
-  )
-    .join("");
-  return host ? `${host}_${suffix}` : suffix;
 }

@@ -8,12 +8,12 @@ import type { KubeObject } from "../api/types.ts";
 import { isAlreadyExists, isNotFound } from "../api/predicates.ts";
 import { isConflict } from "../api/kube_conflict_error.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
-import { childAbortController, delay, unit } from "../async/_async.ts";
+import { childAbortController, delay } from "../async/_async.ts";
 import { type ResourceClient, resourceClient } from "../transport/resource_client.ts";
 import { decide } from "./_leader_decision.ts";
 import { type LeaseRecord, recordOf, specOf } from "./_lease_record.ts";
+import { jittered } from "./_lease_timing.ts";
 import {
-  JITTER,
   type LeaderElectionOptions,
   type ResolvedLeaderElectionOptions,
   resolveLeaderElectionOptions,
@@ -330,7 +330,7 @@ export class LeaderElector {
 
   /** The retry period with up to 20% jitter. */
   #jittered(): number {
-    return this.#o.retryPeriodMs * (1 + (JITTER - 1) * unit(this.#o.random()));
+    return jittered(this.#o.retryPeriodMs, this.#o.random);
   }
 
   #report(err: unknown): void {
