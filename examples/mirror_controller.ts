@@ -53,10 +53,13 @@
 import {
   Controller,
   controllerSource,
+  EventRecorder,
+  healthHandler,
   isNotFound,
   KubeClient,
   type KubeObject,
   type Lister,
+  nodeRequestListener,
   resourceClient,
   SharedInformerFactory,
   splitMetaNamespaceKey,
@@ -82,6 +85,8 @@ interface ConfigMap extends KubeObject {
 const SELECTOR = "mirror=true"; // which Deployments are mirrored
 const OF_LABEL = "mirror.kube-reflector.dev/of"; // on each mirror: the name of its Deployment
 const FIELD_MANAGER = "mirror-controller";
+const LEASE_NAME = "mirror-controller"; // --leader-elect: the Lease; --shards: the group of members
+const FINALIZER = "mirror.kube-reflector.dev/cleanup"; // --finalizer
 const mirrorName = (deployment: string) => `${deployment}-mirror`;
 
 // --- The process: exit, stop on SIGINT/SIGTERM (Deno and Node). ----------------------------------
@@ -124,9 +129,26 @@ for (const sig of ["SIGINT", "SIGTERM"] as const) {
 
 // --- Configuration: flags, then the environment. -------------------------------------------------
 
-const FLAGS = ["namespaces", "kubeconfig", "context", "server", "workers"];
+const VALUE_FLAGS = [
+  "namespaces",
+  "kubeconfig",
+  "context",
+  "server",
+  "workers",
+  "lease-namespace",
+  "identity",
+  "lease-duration",
+  "renew-deadline",
+  "retry-period",
+  "health-port",
+  "reconcile-log",
+];
+const BOOLEAN_FLAGS = ["leader-elect", "shards", "finalizer"]; // `--flag`, or `--flag=true|false`
 const USAGE =
-  "usage: mirror_controller [--namespaces NS,...] [--kubeconfig PATH] [--context NAME] [--server URL] [--workers N]";
+  "usage: mirror_controller [--namespaces NS,...] [--kubeconfig PATH] [--context NAME]" +
+  " [--server URL] [--workers N] [--leader-elect | --shards] [--lease-namespace NS] [--identity ID]" +
+  " [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s] [--health-port N]" +
+  " [--finalizer] [--reconcile-log PATH]";
 
 /** `--flag value` and `--flag=value` of the known flags; anything else exits 2. */
 function parseArgs(args: readonly string[]): Map<string, string> {
@@ -134,15 +156,39 @@ function parseArgs(args: readonly string[]): Map<string, string> {
   for (let i = 0; i < args.length; i++) {
     const [, name, inline] = /^--([^=]+)(?:=(.*))?$/s.exec(args[i]) ?? [];
     if (name === undefined) configError(`unexpected argument ${i + 1} (not a --flag)\n${USAGE}`);
-    if (!FLAGS.includes(name)) configError(`unknown flag --${name}\n${USAGE}`);
-    const value = inline ?? args[++i];
-    if (!value || (inline === undefined && value.startsWith("--"))) {
-      configError(`--${name} needs a value\n${USAGE}`);
+    const boolean = BOOLEAN_FLAGS.includes(name);
+    if (!boolean && !VALUE_FLAGS.includes(name)) configError(`unknown flag --${name}\n${USAGE}`);
+    let value: string | undefined;
+    if (boolean) {
+      value = inline ?? "true"; // never takes the next argument: `--finalizer team-a` is an error
+      if (value !== "true" && value !== "false") {
+        configError(`--${name} takes no value (or =true, =false), got ${JSON.stringify(value)}`);
+      }
+    } else {
+      value = inline ?? args[++i];
+      if (!value || (inline === undefined && value.startsWith("--"))) {
+        configError(`--${name} needs a value\n${USAGE}`);
+      }
     }
     if (flags.has(name)) configError(`--${name} is given twice`);
-    flags.set(name, value);
+    flags.set(name, value!);
   }
   return flags;
+}
+
+/**
+ * A duration as kube-controller-manager's flags take it (Go's form:
+ * `15s`, `500ms`, `1m30s`, `1.5s`; units `ms`, `s`, `m`, `h`), in ms; exits 2
+ * when malformed, zero, or longer than an hour.
+ */
+function parseDuration(flag: string, text: string): number {
+  const units: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)];
+  const ms = parts.reduce((sum, [, n, unit]) => sum + Number(n) * units[unit], 0);
+  if (parts.map((p) => p[0]).join("") !== text || !(ms > 0) || ms > 3_600_000) {
+    configError(`--${flag} must be a duration such as 15s or 500ms (at most 1h), got ${text}`);
+  }
+  return Math.round(ms);
 }
 
 /** An environment variable, read alone: on Deno, a refused read (a narrowed --allow-env) exits 2. */
@@ -173,6 +219,40 @@ const server = flags.get("server");
 if (server && (flags.has("kubeconfig") || flags.has("context"))) {
   configError("--server excludes --kubeconfig and --context");
 }
+// Replicas: --leader-elect (one leader reconciles) or --shards (each reconciles its share).
+const leaderElect = flags.get("leader-elect") === "true";
+const sharded = flags.get("shards") === "true";
+if (leaderElect && sharded) configError("--leader-elect and --shards exclude each other");
+for (
+  const flag of ["lease-namespace", "identity", "lease-duration", "renew-deadline", "retry-period"]
+) {
+  if (flags.has(flag) && !leaderElect && !sharded) {
+    configError(`--${flag} needs --leader-elect or --shards`);
+  }
+}
+const duration = (flag: string) => {
+  const text = flags.get(flag);
+  return text === undefined ? undefined : parseDuration(flag, text);
+};
+const lease = {
+  namespace: flags.get("lease-namespace") ?? namespaces[0] ?? "default",
+  name: LEASE_NAME,
+  identity: flags.get("identity"),
+  leaseDurationMs: duration("lease-duration"),
+  renewDeadlineMs: duration("renew-deadline"),
+  retryPeriodMs: duration("retry-period"),
+};
+let healthPort: number | undefined;
+if (flags.has("health-port")) {
+  healthPort = Number(flags.get("health-port"));
+  if (!/^\d+$/.test(flags.get("health-port")!) || healthPort > 65_535) {
+    configError(
+      `--health-port must be a port number (0: any free one), got ${flags.get("health-port")}`,
+    );
+  }
+}
+const useFinalizer = flags.get("finalizer") === "true";
+const reconcileLog = flags.get("reconcile-log");
 console.log(
   `mirror-controller: Deployments labelled ${SELECTOR} in ${
     namespaces.length > 0 ? namespaces.join(", ") : "all namespaces"
@@ -220,6 +300,17 @@ const listerOf = <T extends KubeObject>(informers: { lister(): Lister<T> }[]) =>
 const deployments = listerOf(deploymentInformers);
 const mirrors = listerOf(mirrorInformers);
 const configMaps = resourceClient<ConfigMap>(client, { apiVersion: "v1", resource: "configmaps" });
+const deploymentsApi = resourceClient<Deployment>(client, {
+  apiVersion: "apps/v1",
+  resource: "deployments",
+});
+// Events on the Deployments (`kubectl describe deployment` shows them); never awaited.
+const recorder = new EventRecorder({ client, component: FIELD_MANAGER, instance: lease.identity });
+const recordEvent = (deployment: KubeObject, reason: string, message: string) =>
+  recorder.event(
+    { apiVersion: "apps/v1", kind: "Deployment", metadata: deployment.metadata },
+    { type: "Normal", reason, message },
+  );
 
 // --- Reconcile: make the mirror of one Deployment match it (key "namespace/deployment"). ---------
 
@@ -242,30 +333,12 @@ function upToDate(mirror: ConfigMap, deployment: Deployment, data: Record<string
     Object.entries(data).every(([key, value]) => mirror.data?.[key] === value);
 }
 
-async function reconcile(key: string, { signal }: { signal: AbortSignal }): Promise<void> {
-  const { namespace, name } = splitMetaNamespaceKey(key);
+/** Makes the mirror of `deployment` state its summary (server-side apply; no write when up to date). */
+async function applyMirror(deployment: Deployment, signal: AbortSignal): Promise<void> {
+  const { namespace = "", name = "" } = deployment.metadata;
   const target = mirrorName(name);
-  const deployment = deployments(namespace)?.get(namespace, name);
-  const mirror = mirrors(namespace)?.get(namespace, target);
-
-  if (!deployment) {
-    // Deleted, or no longer labelled mirror=true: remove its mirror, if there is one.
-    if (!mirror) return;
-    try {
-      await configMaps.delete(target, {
-        namespace,
-        preconditions: { uid: mirror.metadata.uid }, // never a newer ConfigMap of that name
-        signal,
-      });
-      console.log(`deleted ${namespace}/${target} (Deployment gone or not labelled)`);
-    } catch (err) {
-      if (!isNotFound(err)) throw err; // thrown: retried with backoff
-      console.log(`already gone ${namespace}/${target}`);
-    }
-    return;
-  }
-
   const data = summary(deployment);
+  const mirror = mirrors(namespace)?.get(namespace, target);
   if (mirror && upToDate(mirror, deployment, data)) return; // no write
 
   // Server-side apply: states the fields this controller owns; creates the mirror when missing.
@@ -288,28 +361,218 @@ async function reconcile(key: string, { signal }: { signal: AbortSignal }): Prom
     },
     data,
   }, { fieldManager: FIELD_MANAGER, force: true, signal });
-  console.log(
-    `applied ${namespace}/${target} replicas=${data.replicas} images=${data.images} generation=${data.generation}`,
-  );
+  const what = `replicas=${data.replicas} images=${data.images} generation=${data.generation}`;
+  console.log(`applied ${namespace}/${target} ${what}`);
+  recordEvent(deployment, "MirrorApplied", `applied ConfigMap ${target}: ${what}`);
 }
 
-const controller = new Controller({
-  name: FIELD_MANAGER,
-  informers: [
-    ...deploymentInformers, // a Deployment's change reconciles it
-    // A mirror's change (or its presence in the initial list, after a restart) reconciles its
-    // Deployment: a mirror edited or deleted by hand is put back, an orphan is deleted.
-    ...mirrorInformers.map((informer) =>
-      controllerSource(informer, (cm) => {
-        const of = cm.metadata.labels?.[OF_LABEL];
-        return of ? `${cm.metadata.namespace}/${of}` : undefined;
-      })
-    ),
-  ],
-  workers,
-  reconcile,
-  onError: (err, key) => console.warn(`reconcile ${key ?? "(enqueue)"} failed: ${messageOf(err)}`),
-});
+/**
+ * Deletes the mirror of the Deployment `namespace/name`, if there is one: the
+ * one the mirror informer knows (never a newer ConfigMap of that name), or,
+ * when `evenUnseen` (the Deployment is being deleted), one it has not seen yet.
+ */
+async function deleteMirror(
+  deployment: KubeObject,
+  why: string,
+  { signal, evenUnseen = false }: { signal: AbortSignal; evenUnseen?: boolean },
+): Promise<void> {
+  const { namespace = "", name = "" } = deployment.metadata;
+  const target = mirrorName(name);
+  const mirror = mirrors(namespace)?.get(namespace, target);
+  if (!mirror && !evenUnseen) return;
+  try {
+    await configMaps.delete(target, {
+      namespace,
+      preconditions: mirror ? { uid: mirror.metadata.uid } : undefined,
+      signal,
+    });
+    console.log(`deleted ${namespace}/${target} (${why})`);
+    recordEvent(deployment, "MirrorDeleted", `deleted ConfigMap ${target} (${why})`);
+  } catch (err) {
+    if (!isNotFound(err)) throw err; // thrown: retried with backoff
+    if (mirror) console.log(`already gone ${namespace}/${target}`);
+  }
+}
+
+/**
+ * --finalizer: a Deployment the informer no longer has (deleted, or no
+ * longer labelled mirror=true) may still carry the finalizer, and could
+ * then never be deleted: read it from the API server and remove the
+ * finalizer, with its resourceVersion as a precondition (a 409 is retried).
+ */
+async function releaseUnlabelled(namespace: string, name: string, signal: AbortSignal) {
+  const current = await deploymentsApi.get(name, { namespace, signal }).catch((err) => {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  });
+  if (!current || current.metadata.labels?.mirror === "true") return; // gone, or ours again
+  const finalizers = current.metadata.finalizers ?? [];
+  if (!finalizers.includes(FINALIZER)) return;
+  await deploymentsApi.patch(name, {
+    metadata: {
+      resourceVersion: current.metadata.resourceVersion, // the precondition
+      finalizers: finalizers.filter((f) => f !== FINALIZER),
+    },
+  }, { namespace, signal });
+  console.log(`released ${namespace}/${name} (finalizer removed: no longer labelled)`);
+}
+
+// TEMPORARY stand-in for the library's `finalizer` helper (being written): replaced when it lands.
+async function finalizer<T extends KubeObject>(
+  api: ReturnType<typeof resourceClient<T>>,
+  obj: T,
+  name: string,
+  { apply, cleanup, signal }: {
+    apply: () => Promise<void>;
+    cleanup: () => Promise<void>;
+    signal: AbortSignal;
+  },
+): Promise<void> {
+  const finalizers = obj.metadata.finalizers ?? [];
+  const { namespace, resourceVersion } = obj.metadata;
+  if (obj.metadata.deletionTimestamp) {
+    if (!finalizers.includes(name)) return;
+    await cleanup();
+    await api.patch(obj.metadata.name!, {
+      metadata: { resourceVersion, finalizers: finalizers.filter((f) => f !== name) },
+    } as Partial<T>, { namespace, signal });
+    return;
+  }
+  if (!finalizers.includes(name)) {
+    await api.patch(obj.metadata.name!, {
+      metadata: { resourceVersion, finalizers: [...finalizers, name] },
+    } as Partial<T>, { namespace, signal });
+  }
+  await apply();
+}
+
+async function reconcile(key: string, { signal }: { signal: AbortSignal }): Promise<void> {
+  const { namespace, name } = splitMetaNamespaceKey(key);
+  const deployment = deployments(namespace)?.get(namespace, name);
+  if (!deployment) {
+    // Deleted, or no longer labelled mirror=true: remove its mirror, if there is one.
+    if (useFinalizer) await releaseUnlabelled(namespace, name, signal);
+    await deleteMirror({ metadata: { namespace, name } }, "Deployment gone or not labelled", {
+      signal,
+    });
+    return;
+  }
+  if (!useFinalizer) return await applyMirror(deployment, signal);
+  // The finalizer goes on before the first apply; once the Deployment is being deleted the
+  // mirror is deleted, then the finalizer removed: a delete is never lost, even while no
+  // replica runs.
+  await finalizer(deploymentsApi, deployment, FINALIZER, {
+    apply: () => applyMirror(deployment, signal),
+    cleanup: () => deleteMirror(deployment, "Deployment deleted", { signal, evenUnseen: true }),
+    signal,
+  });
+}
+
+/** --reconcile-log: `start <pid> <key>` before, `end <pid> <key> ok|error` after each reconcile. */
+function logged(path: string, inner: typeof reconcile): typeof reconcile {
+  const pid: number = g.Deno?.pid ?? g.process.pid;
+  const append = (line: string) => {
+    if (g.Deno) g.Deno.writeTextFileSync(path, `${line}\n`, { append: true });
+    else appendFileSync!(path, `${line}\n`); // O_APPEND: one write per line, in a global order
+  };
+  return async (key, context) => {
+    append(`start ${pid} ${key}`);
+    let outcome = "error";
+    try {
+      await inner(key, context);
+      outcome = "ok";
+    } finally {
+      append(`end ${pid} ${key} ${outcome}`);
+    }
+  };
+}
+// Node only, loaded before any reconcile (Deno has Deno.writeTextFileSync).
+const appendFileSync: ((path: string, data: string) => void) | undefined = reconcileLog && !g.Deno
+  ? (await import("node:fs")).appendFileSync
+  : undefined;
+
+// --- The controller, one replica of several with --leader-elect or --shards. -------------------
+
+const replicas = {
+  client,
+  ...Object.fromEntries(Object.entries(lease).filter(([, v]) => v !== undefined)),
+} as typeof lease & { client: KubeClient };
+let controller: Controller;
+try {
+  controller = new Controller({
+    name: FIELD_MANAGER,
+    informers: [
+      ...deploymentInformers, // a Deployment's change reconciles it
+      // A mirror's change (or its presence in the initial list, after a restart) reconciles its
+      // Deployment: a mirror edited or deleted by hand is put back, an orphan is deleted.
+      ...mirrorInformers.map((informer) =>
+        controllerSource(informer, (cm) => {
+          const of = cm.metadata.labels?.[OF_LABEL];
+          return of ? `${cm.metadata.namespace}/${of}` : undefined;
+        })
+      ),
+    ],
+    workers,
+    reconcile: reconcileLog ? logged(reconcileLog, reconcile) : reconcile,
+    onError: (err, key) =>
+      console.warn(`reconcile ${key ?? "(enqueue)"} failed: ${messageOf(err)}`),
+    ...(leaderElect ? { leaderElection: replicas } : {}),
+    ...(sharded ? { shards: replicas } : {}),
+  });
+} catch (err) {
+  // The library's validation (TypeError, RangeError): a lease duration not above the renew
+  // deadline, an identity that is not a DNS name...
+  configError(messageOf(err));
+}
+
+/** One line about what this replica owns (printed on each change). */
+function ownershipLine(): string {
+  const o = controller.ownership;
+  if (o.mode === "leader") return o.owning ? "leading" : `standby (leader: ${o.leader || "none"})`;
+  if (o.mode === "shards") {
+    const members = o.members ?? [];
+    return `owning ${o.owning ? 1 : 0} of ${members.length} members (${members.join(", ")})`;
+  }
+  return "owning every key (one replica)";
+}
+
+// --- Health: /livez, /readyz, /healthz on 127.0.0.1 (--health-port). ---------------------------
+
+let healthServer: { close(): Promise<void> } | undefined;
+if (healthPort !== undefined) {
+  const handler = healthHandler({
+    informers: [...deploymentInformers, ...mirrorInformers],
+    // For information: what this replica owns (a standby is ready too).
+    checks: [{ name: "controller", check: () => ({ ok: true, message: ownershipLine() }) }],
+  });
+  const listening = (port: number) => console.log(`health: http://127.0.0.1:${port}/readyz`);
+  try {
+    if (g.Deno) {
+      const s = g.Deno.serve({
+        hostname: "127.0.0.1",
+        port: healthPort,
+        onListen: ({ port }: { port: number }) => listening(port),
+      }, handler);
+      healthServer = { close: () => s.shutdown() };
+    } else {
+      const { createServer } = await import("node:http");
+      const s = createServer(nodeRequestListener(handler));
+      await new Promise<void>((resolve, reject) => {
+        s.once("error", reject);
+        s.listen(healthPort, "127.0.0.1", () => resolve());
+      });
+      listening((s.address() as { port: number }).port);
+      healthServer = {
+        close: () => new Promise<void>((resolve) => s.close(() => resolve())),
+      };
+    }
+  } catch (err) {
+    console.error(
+      `mirror-controller: cannot serve health on port ${healthPort}: ${messageOf(err)}`,
+    );
+    exit(1);
+  }
+}
 
 // --- Run until SIGINT or SIGTERM. --------------------------------------------------------------
 
@@ -324,15 +587,27 @@ factory.waitForCacheSyncResult(ac.signal).then((r) => {
     } mirror(s)`,
   );
 });
+// What this replica owns: a line on each change (leading, standby, its share of the keys).
+let lastOwnership = "";
+const watchOwnership = setInterval(() => {
+  const line = ownershipLine();
+  if (line !== lastOwnership) console.log(lastOwnership = line);
+}, 200);
+if (leaderElect || sharded) console.log(`identity: ${controller!.ownership.identity}`);
+else clearInterval(watchOwnership);
 let code = 0;
 try {
-  await controller.run({ signal: ac.signal }); // resolves once stopped
+  await controller!.run({ signal: ac.signal }); // resolves once stopped
 } catch (err) {
-  console.error(`mirror-controller: ${messageOf(err)}`); // an informer stopped before it synced
+  // an informer stopped before it synced; a 401/403 on the Lease(s)
+  console.error(`mirror-controller: ${messageOf(err)}`);
   code = 1;
 }
+clearInterval(watchOwnership);
 ac.abort();
 await informing;
+await recorder.close({ signal: AbortSignal.timeout(5_000) }); // the Events still pending
+await healthServer?.close();
 await conn?.close();
 console.log("mirror-controller: stopped");
 exit(code);
