@@ -8,6 +8,9 @@
  * @module
  */
 import { LeaderElector } from "../leader/leader_elector.ts";
+import { ShardMembership } from "../shard/shard_membership.ts";
+import type { ShardOptions } from "../shard/shard_options.ts";
+import { ownerOf } from "../shard/_rendezvous.ts";
 import type { ControllerLeaderElection, ControllerOwnership } from "./controller_ownership.ts";
 
 /**
@@ -66,6 +69,41 @@ export function leaderOwnership(options: ControllerLeaderElection): KeyOwnership
       identity: elector.identity,
       leader: elector.leader,
       transitions,
+    }),
+  };
+}
+
+/** This replica's share of the keys, among the live members of its group; validates `options` at once. */
+export function shardOwnership(options: ShardOptions): KeyOwnership {
+  const membership = new ShardMembership(options);
+  const listeners = new Set<OwnershipListener>();
+  let before = { owning: false, members: [] as readonly string[] };
+  membership.onChange(() => {
+    const prev = before;
+    before = { owning: membership.owning, members: membership.members };
+    const ownedBefore = (key: string) =>
+      prev.owning && ownerOf(key, prev.members) === membership.identity;
+    for (const listener of [...listeners]) listener(ownedBefore);
+  });
+  let owningChanges = 0;
+  let lastOwning = false;
+  membership.onChange(() => {
+    if (membership.owning !== lastOwning) owningChanges++;
+    lastOwning = membership.owning;
+  });
+  return {
+    owns: (key) => membership.owns(key),
+    run: (signal) => membership.run({ signal }),
+    onChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    status: () => ({
+      mode: "shards",
+      owning: membership.owning,
+      identity: membership.identity,
+      members: membership.members,
+      transitions: owningChanges + membership.transitions,
     }),
   };
 }

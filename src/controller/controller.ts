@@ -12,7 +12,13 @@ import type { Informer } from "../informer/informer.ts";
 import { waitForCacheSync } from "../informer/wait_for_cache_sync.ts";
 import { WorkQueue, type WorkQueueOptions } from "../workqueue/work_queue.ts";
 import type { ControllerSource } from "./controller_source.ts";
-import { type KeyOwnership, leaderOwnership, singleOwnership } from "./_key_ownership.ts";
+import {
+  type KeyOwnership,
+  leaderOwnership,
+  shardOwnership,
+  singleOwnership,
+} from "./_key_ownership.ts";
+import type { ShardOptions } from "../shard/shard_options.ts";
 import type { ControllerLeaderElection, ControllerOwnership } from "./controller_ownership.ts";
 
 /**
@@ -74,6 +80,22 @@ export interface ControllerOptions {
    * replica reconciles everything).
    */
   leaderElection?: ControllerLeaderElection;
+  /**
+   * Run as one of several replicas that split the keys: each replica holds
+   * a membership Lease in the group `shards.name` (see
+   * {@linkcode ShardMembership}) and reconciles only the keys that
+   * rendezvous hashing gives it among the live members, so a member joining
+   * or leaving moves only its share. Every replica runs its informers and
+   * syncs (each watches every object); after its informers synced it
+   * joins. A replica that joins owns nothing until every other member has
+   * seen it (`graceMs`); one that cannot renew or list within
+   * `renewDeadlineMs` owns nothing, before the others take its keys (after
+   * its Lease expired by their clocks, or at once when it deleted it on a
+   * clean stop). On every change the reconciles of keys it lost are
+   * aborted, and the keys of its caches it gained are enqueued. Excludes
+   * `leaderElection`. Requires informers with `lister()`. Default: none.
+   */
+  shards?: ShardOptions;
   /**
    * Where the controller's ownership metrics go (see
    * `MetricsProvider.controller`: owning, leader, shard members, keys owned,
@@ -170,6 +192,7 @@ export class Controller {
       queue = {},
       onError,
       leaderElection,
+      shards,
       metrics = queue?.metrics ?? noopMetrics,
     } = options ?? {};
     if (typeof name !== "string" || name === "") {
@@ -201,21 +224,28 @@ export class Controller {
     if (onError !== undefined && typeof onError !== "function") {
       throw new TypeError(`Controller ${name}: onError must be a function`);
     }
-    if (leaderElection !== undefined) {
-      if (leaderElection === null || typeof leaderElection !== "object") {
-        throw new TypeError(`Controller ${name}: leaderElection must be an object`);
+    if (leaderElection !== undefined && shards !== undefined) {
+      throw new TypeError(`Controller ${name}: leaderElection and shards exclude each other`);
+    }
+    for (const [option, value] of [["leaderElection", leaderElection], ["shards", shards]]) {
+      if (value === undefined) continue;
+      if (value === null || typeof value !== "object") {
+        throw new TypeError(`Controller ${name}: ${option} must be an object`);
       }
       this.#sources.forEach((s, i) => {
         if (typeof (s.informer as Partial<Informer<KubeObjectLike>>).lister !== "function") {
           throw new TypeError(
-            `Controller ${name}: informers[${i}] has no lister(), which leader election needs (to enqueue its keys when it becomes the leader)`,
+            `Controller ${name}: informers[${i}] has no lister(), which ${option} needs (to enqueue the keys it gains)`,
           );
         }
       });
     }
-    this.#ownership = leaderElection === undefined
-      ? singleOwnership()
-      : leaderOwnership({ onError: (err) => this.#report(err, undefined), ...leaderElection });
+    const reportTo = (err: unknown) => this.#report(err, undefined);
+    this.#ownership = leaderElection !== undefined
+      ? leaderOwnership({ onError: reportTo, ...leaderElection })
+      : shards !== undefined
+      ? shardOwnership({ onError: reportTo, ...shards })
+      : singleOwnership();
     if (
       metrics === null || typeof metrics !== "object" ||
       (metrics.controller !== undefined && typeof metrics.controller !== "function")
