@@ -233,6 +233,14 @@ export { ERROR_REASONS, type ErrorReason, errorReason } from "./src/metrics/erro
 export { WorkQueue, type WorkQueueOptions } from "./src/workqueue/work_queue.ts";
 export { Controller, type ControllerOptions } from "./src/controller/controller.ts";
 export { type ControllerSource, controllerSource } from "./src/controller/controller_source.ts";
+export {
+  finalizer,
+  FinalizerConflictError,
+  type FinalizerContext,
+  type FinalizerHandlers,
+  type FinalizerOptions,
+  type FinalizerResult,
+} from "./src/controller/finalizer.ts";
 export type {
   ControllerLeaderElection,
   ControllerOwnership,

@@ -132,7 +132,8 @@ export function servePatch(
 /**
  * DELETE an object (with the DeleteOptions body's `preconditions`; no
  * garbage collector, so `propagationPolicy` changes nothing); answers a
- * Success Status as 1.20 does for most resources.
+ * Success Status as 1.20 does for most resources, or, when finalizers keep
+ * the object (only marked with a `deletionTimestamp`), 200 with the object.
  */
 export function serveDelete(
   ctx: ServerContext,
@@ -146,10 +147,11 @@ export function serveDelete(
   }
   const { preconditions } = body as { preconditions?: { uid?: string; resourceVersion?: string } };
   answer(reply, 200, () => {
-    const gone = ctx.store.delete(resource, req.namespace, req.name ?? "", {
+    const { object: gone, deleted } = ctx.store.delete(resource, req.namespace, req.name ?? "", {
       dryRun: req.dryRun,
       preconditions: preconditions ?? undefined,
     });
+    if (!deleted) return req.view.show(gone);
     const details: NonNullable<Status["details"]> = { name: gone.metadata.name };
     if (resource.group) details.group = resource.group;
     details.kind = resource.resource;

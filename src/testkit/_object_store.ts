@@ -7,10 +7,20 @@
  * Stored objects are never mutated: a write stores a new object, so lists,
  * continue snapshots and queued watch events can share references.
  *
+ * Deletion follows the finalizer rules of `_deletion.ts`: a delete of an
+ * object with finalizers marks it (`deletionTimestamp`), and the update that
+ * leaves it without finalizers deletes it.
+ *
  * @module
  */
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import type { KubeObject, ObjectMeta, Status } from "../api/types.ts";
+import {
+  deletionFieldsForUpdate,
+  endsDeletion,
+  hasFinalizers,
+  markAsDeleting,
+} from "./_deletion.ts";
 import type { Resource } from "./_resources.ts";
 import { alreadyExists, conflict, failure, objectNotFound } from "./_status.ts";
 
@@ -49,6 +59,14 @@ export interface WriteOptions {
 export interface DeleteOptions extends WriteOptions {
   /** Delete only an object with this uid and/or resourceVersion, else 409 Conflict. */
   preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+/** What {@linkcode ObjectStore.delete} did. */
+export interface DeleteResult {
+  /** The object: its last state at the deletion's resourceVersion, or, when not deleted, as marked. */
+  object: KubeObject;
+  /** False when finalizers keep the object (it is only marked with a `deletionTimestamp`). */
+  deleted: boolean;
 }
 
 /** Objects by resource, a global resourceVersion, and the change history. */
@@ -138,9 +156,14 @@ export class ObjectStore {
     this.#compactedRv = this.#rv;
   }
 
-  /** Stores a new object; 409 AlreadyExists when the key is taken. */
+  /** Stores a new object (without deletion fields, as the server wipes them); 409 AlreadyExists when the key is taken. */
   create(resource: Resource, input: KubeObject, options: WriteOptions = {}): KubeObject {
-    const meta = input.metadata ?? {};
+    const {
+      deletionTimestamp: _dt,
+      deletionGracePeriodSeconds: _dg,
+      ...meta
+    } = input.metadata ?? {};
+    input = { ...input, metadata: meta };
     const name = meta.name || generateName(meta.generateName);
     if (!name) {
       throw statusError(failure(
@@ -167,8 +190,12 @@ export class ObjectStore {
   }
 
   /**
-   * Replaces an object, keeping its uid and creationTimestamp; 404 when
-   * missing, 409 Conflict when `metadata.resourceVersion` is set and stale.
+   * Replaces an object, keeping its uid, creationTimestamp and deletion
+   * fields; 404 when missing, 409 Conflict when `metadata.resourceVersion`
+   * is set and stale, 422 when it adds a finalizer to an object being
+   * deleted or sets `deletionTimestamp`. An update that leaves an object
+   * being deleted without finalizers deletes it (a DELETED event) and
+   * returns the updated object, as the real server answers.
    */
   update(resource: Resource, input: KubeObject, options: WriteOptions = {}): KubeObject {
     const meta = input.metadata ?? {};
@@ -179,21 +206,34 @@ export class ObjectStore {
     if (meta.resourceVersion && meta.resourceVersion !== existing.metadata.resourceVersion) {
       throw statusError(conflict(resource.resource, name, resource.group));
     }
-    const object = normalize(resource, input, {
+    const metadata = deletionFieldsForUpdate(resource, existing.metadata, meta);
+    const ending = endsDeletion(existing.metadata, metadata);
+    const object = normalize(resource, { ...input, metadata }, {
       ...existing.metadata,
-      resourceVersion: options.dryRun ? existing.metadata.resourceVersion : String(this.#rv + 1),
+      resourceVersion: options.dryRun || ending
+        ? existing.metadata.resourceVersion
+        : String(this.#rv + 1),
     });
     if (options.dryRun) return object;
+    if (ending) {
+      this.#commit(resource, "DELETED", this.#nextVersion(existing), existing);
+      return object;
+    }
     return this.#commit(resource, "MODIFIED", object, existing);
   }
 
-  /** Removes an object; returns its last state at the deletion's resourceVersion. */
+  /**
+   * Removes an object (its last state at the deletion's resourceVersion is
+   * returned), or, when it has finalizers, marks it as being deleted
+   * (`deletionTimestamp`, a MODIFIED event; nothing changes when it already
+   * is).
+   */
   delete(
     resource: Resource,
     namespace: string | undefined,
     name: string,
     options: DeleteOptions = {},
-  ): KubeObject {
+  ): DeleteResult {
     const existing = this.get(resource, namespace, name);
     if (!existing) throw statusError(objectNotFound(resource.resource, name, resource.group));
     const { uid, resourceVersion } = options.preconditions ?? {};
@@ -209,12 +249,26 @@ export class ObjectStore {
         throw statusError(conflict(resource.resource, name, resource.group, why));
       }
     }
-    if (options.dryRun) return existing;
-    const object = {
-      ...existing,
-      metadata: { ...existing.metadata, resourceVersion: String(this.#rv + 1) },
+    if (hasFinalizers(existing.metadata)) {
+      const marked = markAsDeleting(existing, timestamp());
+      if (!marked || options.dryRun) return { object: marked ?? existing, deleted: false };
+      const object = normalize(resource, marked, {
+        ...existing.metadata,
+        resourceVersion: String(this.#rv + 1),
+      });
+      this.#commit(resource, "MODIFIED", object, existing);
+      return { object, deleted: false };
+    }
+    if (options.dryRun) return { object: existing, deleted: true };
+    return {
+      object: this.#commit(resource, "DELETED", this.#nextVersion(existing), existing),
+      deleted: true,
     };
-    return this.#commit(resource, "DELETED", object, existing);
+  }
+
+  /** `object` at the resourceVersion of the next write. */
+  #nextVersion(object: KubeObject): KubeObject {
+    return { ...object, metadata: { ...object.metadata, resourceVersion: String(this.#rv + 1) } };
   }
 
   #objects(resource: Resource): Map<string, KubeObject> {
@@ -271,6 +325,8 @@ function normalize(resource: Resource, input: KubeObject, identity: ObjectMeta):
     resourceVersion: _rv,
     generation,
     creationTimestamp: _ct,
+    deletionTimestamp,
+    deletionGracePeriodSeconds,
     ...otherMeta
   } = metadata;
   const meta: ObjectMeta = { name: identity.name };
@@ -280,6 +336,10 @@ function normalize(resource: Resource, input: KubeObject, identity: ObjectMeta):
   if (identity.resourceVersion !== undefined) meta.resourceVersion = identity.resourceVersion;
   if (generation !== undefined) meta.generation = generation;
   meta.creationTimestamp = identity.creationTimestamp;
+  if (deletionTimestamp) meta.deletionTimestamp = deletionTimestamp;
+  if (deletionGracePeriodSeconds != null) {
+    meta.deletionGracePeriodSeconds = deletionGracePeriodSeconds;
+  }
   Object.assign(meta, otherMeta);
   return { kind: resource.kind, apiVersion: resource.apiVersion, metadata: meta, ...rest };
 }

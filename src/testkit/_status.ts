@@ -114,6 +114,34 @@ export function patchFailed(message: string): Status {
   return failure(422, "Invalid", message);
 }
 
+/** One field error of an Invalid Status (`reason` as `FieldValueForbidden`, `message` as `Forbidden: ...`). */
+export interface FieldCause {
+  reason: string;
+  field: string;
+  message: string;
+}
+
+/**
+ * 422 Invalid for an object a write would leave invalid (the registry's
+ * `NewInvalid`): `ConfigMap "a" is invalid: metadata.finalizers: Forbidden: ...`.
+ */
+export function invalidObject(
+  kind: string,
+  group: string,
+  name: string,
+  causes: FieldCause[],
+): Status {
+  const summary = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
+  const message = `${group ? `${kind}.${group}` : kind} "${name}" is invalid: ${
+    causes.length > 1 ? `[${summary}]` : summary
+  }`;
+  const details: Details = { name };
+  if (group) details.group = group;
+  details.kind = kind;
+  details.causes = causes.map((c) => ({ reason: c.reason, message: c.message, field: c.field }));
+  return failure(422, "Invalid", message, { details });
+}
+
 /** 401 (unauthorized.http). */
 export function unauthorized(): Status {
   return failure(401, "Unauthorized", "Unauthorized");

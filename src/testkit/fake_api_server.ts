@@ -148,10 +148,16 @@ export class FakeApiServer {
     return this.update({ ...object, metadata });
   }
 
-  /** Deletes an object; returns its last state at the deletion's resourceVersion (as the DELETED event carries it). */
+  /**
+   * Deletes an object; returns its last state at the deletion's
+   * resourceVersion (as the DELETED event carries it). An object with
+   * finalizers is only marked, as on a real server (`deletionTimestamp` set,
+   * a MODIFIED event): this returns it marked, and it goes once an update
+   * leaves it without finalizers.
+   */
   delete(ref: ObjectRef | KubeObject | KubeObjectLike): KubeObject {
     const { resource, namespace, name } = this.#s.locate(ref);
-    return structuredClone(this.#s.store.delete(resource, namespace, name));
+    return structuredClone(this.#s.store.delete(resource, namespace, name).object);
   }
 
   /** The stored object, or undefined. */
