@@ -241,6 +241,8 @@ export {
   type FinalizerOptions,
   type FinalizerResult,
 } from "./src/controller/finalizer.ts";
+export { ShardMembership } from "./src/shard/shard_membership.ts";
+export { SHARD_DEFAULTS, type ShardOptions } from "./src/shard/shard_options.ts";
 export type {
   ControllerLeaderElection,
   ControllerOwnership,
@@ -274,11 +276,7 @@ export {
   type HealthInformer,
   type HealthOptions,
 } from "./src/health/health_options.ts";
-export type {
-  HealthCheckReport,
-  HealthProbe,
-  HealthReport,
-} from "./src/health/health_report.ts";
+export type { HealthCheckReport, HealthProbe, HealthReport } from "./src/health/health_report.ts";
 export {
   type NodeIncomingMessageLike,
   nodeRequestListener,

@@ -54,6 +54,8 @@ const CORE = [
   "Reflector",
   "ReflectorStateError",
   "RequestRefusedError",
+  "SHARD_DEFAULTS",
+  "ShardMembership",
   "SharedInformerFactory",
   "ShortWatchError",
   "StreamingListUnsupportedError",
