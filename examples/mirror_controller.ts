@@ -54,6 +54,7 @@ import {
   Controller,
   controllerSource,
   EventRecorder,
+  finalizer,
   healthHandler,
   isNotFound,
   KubeClient,
@@ -400,50 +401,26 @@ async function deleteMirror(
  * then never be deleted: read it from the API server and remove the
  * finalizer, with its resourceVersion as a precondition (a 409 is retried).
  */
-async function releaseUnlabelled(namespace: string, name: string, signal: AbortSignal) {
+async function releaseUnlabelled(
+  namespace: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<"labelled" | undefined> {
   const current = await deploymentsApi.get(name, { namespace, signal }).catch((err) => {
     if (isNotFound(err)) return undefined;
     throw err;
   });
-  if (!current || current.metadata.labels?.mirror === "true") return; // gone, or ours again
+  if (!current) return; // gone
+  if (current.metadata.labels?.mirror === "true") return "labelled"; // ours again: its event comes
   const finalizers = current.metadata.finalizers ?? [];
   if (!finalizers.includes(FINALIZER)) return;
   await deploymentsApi.patch(name, {
     metadata: {
-      resourceVersion: current.metadata.resourceVersion, // the precondition
+      resourceVersion: current.metadata.resourceVersion, // the precondition: a 409 is retried
       finalizers: finalizers.filter((f) => f !== FINALIZER),
     },
   }, { namespace, signal });
   console.log(`released ${namespace}/${name} (finalizer removed: no longer labelled)`);
-}
-
-// TEMPORARY stand-in for the library's `finalizer` helper (being written): replaced when it lands.
-async function finalizer<T extends KubeObject>(
-  api: ReturnType<typeof resourceClient<T>>,
-  obj: T,
-  name: string,
-  { apply, cleanup, signal }: {
-    apply: () => Promise<void>;
-    cleanup: () => Promise<void>;
-    signal: AbortSignal;
-  },
-): Promise<void> {
-  const finalizers = obj.metadata.finalizers ?? [];
-  const { namespace, resourceVersion } = obj.metadata;
-  if (obj.metadata.deletionTimestamp) {
-    if (!finalizers.includes(name)) return;
-    await cleanup();
-    await api.patch(obj.metadata.name!, {
-      metadata: { resourceVersion, finalizers: finalizers.filter((f) => f !== name) },
-    } as Partial<T>, { namespace, signal });
-    return;
-  }
-  if (!finalizers.includes(name)) {
-    await api.patch(obj.metadata.name!, {
-      metadata: { resourceVersion, finalizers: [...finalizers, name] },
-    } as Partial<T>, { namespace, signal });
-  }
-  await apply();
 }
 
 async function reconcile(key: string, { signal }: { signal: AbortSignal }): Promise<void> {
@@ -451,21 +428,20 @@ async function reconcile(key: string, { signal }: { signal: AbortSignal }): Prom
   const deployment = deployments(namespace)?.get(namespace, name);
   if (!deployment) {
     // Deleted, or no longer labelled mirror=true: remove its mirror, if there is one.
-    if (useFinalizer) await releaseUnlabelled(namespace, name, signal);
+    if (useFinalizer && await releaseUnlabelled(namespace, name, signal) === "labelled") return;
     await deleteMirror({ metadata: { namespace, name } }, "Deployment gone or not labelled", {
       signal,
     });
     return;
   }
   if (!useFinalizer) return await applyMirror(deployment, signal);
-  // The finalizer goes on before the first apply; once the Deployment is being deleted the
-  // mirror is deleted, then the finalizer removed: a delete is never lost, even while no
-  // replica runs.
-  await finalizer(deploymentsApi, deployment, FINALIZER, {
-    apply: () => applyMirror(deployment, signal),
-    cleanup: () => deleteMirror(deployment, "Deployment deleted", { signal, evenUnseen: true }),
-    signal,
-  });
+  // The finalizer goes on before the first apply ("added": that change brings the Deployment
+  // back, to apply); once the Deployment is being deleted the mirror is deleted, then the
+  // finalizer removed: a delete is never lost, even while no replica runs.
+  await finalizer(deploymentsApi, FINALIZER, deployment, {
+    apply: (d) => applyMirror(d, signal),
+    cleanup: (d) => deleteMirror(d, "Deployment deleted", { signal, evenUnseen: true }),
+  }, { signal });
 }
 
 /** --reconcile-log: `start <pid> <key>` before, `end <pid> <key> ok|error` after each reconcile. */
@@ -531,7 +507,8 @@ function ownershipLine(): string {
   if (o.mode === "leader") return o.owning ? "leading" : `standby (leader: ${o.leader || "none"})`;
   if (o.mode === "shards") {
     const members = o.members ?? [];
-    return `owning ${o.owning ? 1 : 0} of ${members.length} members (${members.join(", ")})`;
+    const list = `${members.length} members (${members.join(", ")})`;
+    return o.owning ? `owning a share: 1 of ${list}` : `owning nothing: ${list}`;
   }
   return "owning every key (one replica)";
 }

@@ -233,3 +233,98 @@ e2eTest(
       }
     }),
 );
+
+e2eTest(
+  "three replicas of the mirror controller with --shards and --finalizer under churn: each reconciles its share, never a key at once with another; a member killed (kill -9), one stopped (SIGTERM), one joining; every change converged, no delete lost",
+  (release) =>
+    withCluster(release, async ({ cluster, admin, namespaces, defer }) => {
+      const started = Date.now();
+      const ns = "replicas-shards";
+      await namespaces(ns);
+      const dir = await mkdtemp(join(tmpdir(), "replicas-"));
+      defer(() => rm(dir, { recursive: true, force: true }));
+      const log = new ReconcileLog(join(dir, "reconcile.log"));
+      const replicas: Replica[] = [];
+      defer(async () => {
+        for (const r of replicas) await r.proc.stop("SIGKILL").catch(() => {});
+      });
+      const args = [
+        ...["--kubeconfig", cluster.kubeconfigs.token, "--namespaces", ns],
+        ...["--shards", "--finalizer", "--reconcile-log", log.path],
+        ...TIMING,
+      ];
+      const churn = new Churn(admin, ns, log, { seed: 11 });
+      /** Resolves when `r` says it owns a share among `n` members, after its output line `from`. */
+      const owningAmong = (r: Replica, n: number, from = 0) =>
+        lineAfter(r.proc, from, new RegExp(`^owning a share: 1 of ${n} members `), 30_000);
+      try {
+        await churn.seed(8);
+        for (const i of [1, 2, 3]) replicas.push(startReplica(`replica-${i}`, args));
+        for (const r of replicas) await owningAmong(r, 3);
+        await converged(admin, ns, "the first mirrors");
+
+        churn.start(150);
+        await sleep(3_000);
+
+        // kill -9 of a member: the others take its keys once its Lease has expired.
+        const [first, victim, third] = replicas;
+        const survivors = [first, third];
+        let from = survivors.map((r) => r.proc.lines.length);
+        const killedAt = Date.now();
+        victim.proc.kill("SIGKILL");
+        await victim.proc.exited;
+        log.killed(victim.pid);
+        const seen = await Promise.all(survivors.map((r, i) => owningAmong(r, 2, from[i])));
+        const killTakeover = Math.max(...seen) - killedAt;
+        console.log(
+          `takeover: ${
+            where(release)
+          } kill -9 of a shard member: both others own its keys after ${killTakeover} ms (lease 4s, renew deadline 3s, retry period 500ms)`,
+        );
+        assert.ok(killTakeover <= KILL_BOUND_MS, `shard kill -9 takeover ${killTakeover} ms`);
+
+        await sleep(3_000);
+
+        // SIGTERM of a member: it deletes its Lease; the last one takes every key at once.
+        from = [third.proc.lines.length];
+        const termAt = Date.now();
+        const exit = await first.proc.stop("SIGTERM", { timeoutMs: 20_000 });
+        assert.deepEqual(exit, { code: 0, signal: null }, first.proc.output);
+        const termTakeover = (await owningAmong(third, 1, from[0])) - termAt;
+        console.log(
+          `takeover: ${
+            where(release)
+          } SIGTERM of a shard member: the other owns its keys after ${termTakeover} ms`,
+        );
+        assert.ok(termTakeover < TERM_BOUND_MS, `shard SIGTERM takeover ${termTakeover} ms`);
+
+        // A member joins: after its grace, two share the keys.
+        from = [third.proc.lines.length];
+        const joined = startReplica("replica-4", args);
+        replicas.push(joined);
+        await owningAmong(joined, 2);
+        await owningAmong(third, 2, from[0]);
+        await sleep(3_000);
+
+        await churn.stop();
+        await converged(admin, ns, "every change, after the churn", 90_000);
+        assert.deepEqual(await churn.deletedStillThere(), [], "every deleted Deployment is gone");
+        await stopAll(replicas);
+        checkLog(log, churn);
+        const pids = new Set(log.lines().map((l) => l.pid));
+        assert.ok(pids.size >= 3, `the keys were shared: ${pids.size} processes reconciled`);
+        console.log(
+          `e2e: ${where(release)} shards test took ${
+            Date.now() - started
+          } ms (${churn.changes} changes, ${churn.deleted.length} deletes, ${log.length()} log lines)`,
+        );
+      } catch (err) {
+        await churn.stop().catch(() => {});
+        const outputs = replicas.map((r) => `--- ${r.identity} (${r.pid}):\n${r.proc.output}`);
+        throw new Error(
+          `${err instanceof Error ? err.message : err}\n${outputs.join("\n")}`,
+          { cause: err },
+        );
+      }
+    }),
+);
