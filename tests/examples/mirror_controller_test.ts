@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runtime, test } from "../_test.ts";
@@ -286,3 +286,133 @@ if (runtime === "deno") {
     }
   });
 }
+
+test("the mirror controller example exits 2 on an invalid replica, health, finalizer or log flag: --leader-elect with --shards, a malformed duration, timings the library refuses, a lease flag without an election, a boolean flag with a value, a bad port", async () => {
+  const server = await FakeApiServer.start();
+  try {
+    const s = ["--server", server.url];
+    const invalid: Array<[string[], RegExp]> = [
+      [[...s, "--leader-elect", "--shards"], /--leader-elect and --shards exclude each other/],
+      [
+        [...s, "--leader-elect", "--lease-duration", "15"],
+        /--lease-duration must be a duration such as 15s or 500ms/,
+      ],
+      [[...s, "--shards", "--retry-period=0s"], /--retry-period must be a duration/],
+      [
+        [...s, "--shards", "--renew-deadline=2h"],
+        /--renew-deadline must be a duration .*at most 1h/,
+      ],
+      [[...s, "--leader-elect", "--lease-duration=1s500"], /--lease-duration must be a duration/],
+      [
+        [...s, "--leader-elect", "--lease-duration=2s", "--renew-deadline=3s"],
+        /leaseDurationMs must be greater than renewDeadlineMs/,
+      ],
+      [[...s, "--identity", "me"], /--identity needs --leader-elect or --shards/],
+      [[...s, "--lease-namespace=ns"], /--lease-namespace needs --leader-elect or --shards/],
+      [[...s, "--leader-elect=yes"], /--leader-elect takes no value \(or =true, =false\)/],
+      [[...s, "--finalizer", "team-a"], /unexpected argument 4 /],
+      [[...s, "--health-port", "http"], /--health-port must be a port number/],
+      [[...s, "--health-port=65536"], /--health-port must be a port number/],
+      [[...s, "--reconcile-log"], /--reconcile-log needs a value/],
+      [[...s, "--shards", "--shards"], /--shards is given twice/],
+    ];
+    for (const [args, message] of invalid) {
+      const p = new MirrorControllerProcess(args);
+      assert.deepEqual(await p.exited, { code: 2, signal: null }, `${args.join(" ")}: ${p.output}`);
+      assert.match(p.output, message, args.join(" "));
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+test("two replicas of the mirror controller example with --leader-elect, --finalizer, --health-port and --reconcile-log: one leads and reconciles, its finalizer goes on and comes off (also when the label is removed), Events are recorded, health tells who leads, and after a SIGTERM the other leads", async () => {
+  const server = await FakeApiServer.start({ streamingList: true });
+  const dir = await mkdtemp(join(tmpdir(), "mirror-controller-"));
+  const logPath = join(dir, "reconcile.log");
+  const procs: MirrorControllerProcess[] = [];
+  const FINALIZER = "mirror.kube-reflector.dev/cleanup";
+  const get = (name: string) =>
+    server.get({ apiVersion: "apps/v1", kind: "Deployment", namespace: "team-a", name });
+  try {
+    server.create(deployment("team-a", "web"));
+    server.create(deployment("team-a", "api"));
+    const args = (identity: string) => [
+      ...["--server", server.url, "--namespaces", "team-a", "--workers", "1"],
+      ...["--leader-elect", "--identity", identity, "--finalizer", "--health-port", "0"],
+      ...["--lease-duration", "2s", "--renew-deadline=1500ms", "--retry-period", "200ms"],
+      ...["--reconcile-log", logPath],
+    ];
+    const permissions = ["--allow-net", "--allow-env", "--allow-read", "--allow-write"];
+    procs.push(new MirrorControllerProcess(args("one"), { denoPermissions: permissions }));
+    await procs[0].waitForLine(/^leading$/);
+    procs.push(new MirrorControllerProcess(args("two"), { denoPermissions: permissions }));
+    await procs[1].waitForLine(/^standby \(leader: one\)$/);
+    const [one, two] = procs;
+    await one.waitForLine(/^applied team-a\/web-mirror /);
+    await one.waitForLine(/^applied team-a\/api-mirror /);
+    assert.deepEqual(get("web")?.metadata.finalizers, [FINALIZER]);
+    assert.equal(two.matching(/^applied/).length, 0, "a standby reconciles nothing");
+
+    // Health: the informers, and what this replica owns.
+    for (const [proc, message] of [[one, "leading"], [two, "standby (leader: one)"]] as const) {
+      const url = (await proc.waitForLine(/^health: /)).slice("health: ".length);
+      assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/readyz$/);
+      const res = await fetch(url, { headers: { accept: "application/json" } });
+      const body = await res.json();
+      assert.equal(res.status, 200, JSON.stringify(body));
+      const names = body.checks.map((c: { name: string }) => c.name);
+      assert.ok(names.length === 3 && names.includes("controller"), names.join());
+      assert.equal(
+        body.checks.find((c: { name: string }) => c.name === "controller").message,
+        message,
+      );
+    }
+
+    // A label removed: the finalizer comes off (read directly: the informer no longer has it).
+    server.update({ ...get("api")!, metadata: { ...get("api")!.metadata, labels: {} } });
+    await one.waitForLine(/^released team-a\/api \(finalizer removed: no longer labelled\)$/);
+    await one.waitForLine(/^deleted team-a\/api-mirror /);
+    assert.deepEqual(get("api")?.metadata.finalizers ?? [], []);
+    // A delete: marked, its mirror deleted, then the finalizer removed: gone.
+    server.delete({ apiVersion: "apps/v1", kind: "Deployment", namespace: "team-a", name: "web" });
+    await one.waitForLine(/^deleted team-a\/web-mirror \(Deployment deleted\)$/);
+    await server.waitFor(() => get("web") === undefined);
+    assert.equal(mirror(server, "team-a", "web-mirror"), undefined);
+
+    // Events on the Deployments (written in the background).
+    await server.waitFor(() => {
+      const reasons = server.objects({ resource: "events", group: "events.k8s.io" })
+        .map((e) =>
+          `${(e as { reason?: string }).reason} ${
+            (e as { regarding?: { name?: string } }).regarding?.name
+          }`
+        );
+      return ["MirrorApplied web", "MirrorApplied api", "MirrorDeleted web", "MirrorDeleted api"]
+        .every((r) => reasons.includes(r));
+    });
+
+    // SIGTERM of the leader: it releases the Lease, the other leads and reconciles.
+    assert.deepEqual(await one.stop("SIGTERM"), { code: 0, signal: null }, one.output);
+    await two.waitForLine(/^leading$/);
+    server.create(deployment("team-a", "late"));
+    await two.waitForLine(/^applied team-a\/late-mirror /);
+    assert.deepEqual(await two.stop("SIGTERM"), { code: 0, signal: null }, two.output);
+
+    // The reconcile log: one line per append, a start and an end around each reconcile.
+    const lines = (await readFile(logPath, "utf8")).trim().split("\n");
+    const pids = new Set(lines.map((l) => l.split(" ")[1]));
+    assert.equal(pids.size, 2, "both reconciled, one after the other");
+    for (const line of lines) {
+      assert.match(line, /^(start \d+ team-a\/\w+|end \d+ team-a\/\w+ (ok|error))$/);
+    }
+    assert.equal(
+      lines.filter((l) => l.startsWith("start")).length,
+      lines.filter((l) => l.startsWith("end")).length,
+    );
+  } finally {
+    for (const p of procs) await p.stop("SIGKILL");
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
