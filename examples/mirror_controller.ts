@@ -9,12 +9,66 @@
  * while the controller was down.
  *
  *   deno run --allow-net --allow-env --allow-read examples/mirror_controller.ts \
- *     [--namespaces team-a,team-b] [--kubeconfig PATH] [--context NAME] [--server URL] [--workers 2]
+ *     [--namespaces team-a,team-b] [--kubeconfig PATH] [--context NAME] [--server URL] [--workers 2] \
+ *     [--leader-elect | --shards] [--lease-namespace NS] [--identity ID] \
+ *     [--lease-duration 15s] [--renew-deadline 10s] [--retry-period 2s] \
+ *     [--health-port 8080] [--finalizer] [--reconcile-log PATH]
  *   node npm/esm/examples/mirror_controller.js ...   (after `npm run build:npm`)
  *
- * Flags take their value as `--flag value` or `--flag=value`; any other
- * argument (an unknown flag, a missing value) is an error (exit 2), never
- * ignored: a mistyped `--namespace` must not widen it to every namespace.
+ * Flags take their value as `--flag value` or `--flag=value`; the switches
+ * (`--leader-elect`, `--shards`, `--finalizer`) take none, or `=true` /
+ * `=false`. Any other argument (an unknown flag, a missing value) is an
+ * error (exit 2), never ignored: a mistyped `--namespace` must not widen it
+ * to every namespace.
+ *
+ * Several replicas (run the same command in each):
+ * - `--leader-elect`: one replica, the leader, reconciles; the others sync
+ *   their informers and stand by (the Controller's `leaderElection`, on the
+ *   Lease `mirror-controller`). A leader that dies is replaced once its
+ *   lease expires (`--lease-duration`); one stopped by a signal releases
+ *   the Lease and is replaced at once.
+ * - `--shards`: each replica reconciles its share of the Deployments (the
+ *   Controller's `shards`, members of the group `mirror-controller`, each
+ *   with its own Lease); a member that dies leaves its share to the others
+ *   once its lease expires, one stopped by a signal at once.
+ * - `--lease-namespace` (default: the first of `--namespaces`, else
+ *   `default`), `--identity` (default: the hostname and random hex; unique
+ *   per process), and the timings as kube-controller-manager's
+ *   `--leader-elect-*` flags take them (`15s`, `500ms`, `1m30s`; defaults
+ *   15s, 10s, 2s; the lease duration must exceed the renew deadline, which
+ *   must exceed 1.2 retry periods).
+ * It prints `identity: ...`, then a line on each change of what it owns:
+ * `leading`, `standby (leader: ID)`, `owning a share: 1 of N members (...)`
+ * or `owning nothing: N members (...)`.
+ *
+ * `--health-port N` serves `/livez`, `/readyz` and `/healthz` on 127.0.0.1
+ * (port 0: any free one; it prints `health: http://127.0.0.1:N/readyz`):
+ * the informers, and a check `controller` telling what this replica owns,
+ * always ok (a standby is ready: it is warm). On Deno through `Deno.serve`,
+ * on Node through `node:http` and `nodeRequestListener`.
+ *
+ * `--finalizer`: each mirrored Deployment carries the finalizer
+ * `mirror.kube-reflector.dev/cleanup` (the library's `finalizer` helper: put
+ * on before the first apply), so deleting it waits until its mirror is
+ * deleted: a delete made while no replica runs is not lost. A Deployment
+ * that loses its label leaves the informer: the replica reads it directly
+ * and removes the finalizer (with its resourceVersion as a precondition),
+ * or it could never be deleted. The gap: a replica that dies between
+ * putting the finalizer on and the first apply, with the label removed
+ * before another replica looks, leaves the finalizer (no mirror points
+ * back to the Deployment); remove it by hand
+ * (`kubectl patch deployment NAME --type=json -p '[{"op":"remove","path":"/metadata/finalizers/0"}]'`).
+ *
+ * Events: each write records a Normal Event on its Deployment
+ * (`MirrorApplied`, `MirrorDeleted`; `kubectl describe deployment` shows
+ * them), in the background: a reconcile never waits for one.
+ *
+ * `--reconcile-log PATH` is a test hook (tests/e2e/replicas_test.ts): it
+ * appends `start <pid> <key>` before and `end <pid> <key> ok|error` after
+ * each reconcile, one line per append (O_APPEND), so that the file gives a
+ * global order of the reconciles of every replica. Deno needs
+ * `--allow-write` for it (and `--allow-sys=hostname` for the default
+ * identity to hold the hostname).
  *
  * Namespaces: `--namespaces` or the `MIRROR_NAMESPACES` variable
  * (comma-separated); default: all namespaces. Connection: `--server URL`
@@ -27,7 +81,11 @@
  *
  * RBAC: list and watch Deployments; list, watch, create, patch and delete
  * ConfigMaps (a server-side apply that creates the mirror is authorized as
- * `create`, one that updates it as `patch`).
+ * `create`, one that updates it as `patch`); create and patch `events` (API
+ * group `events.k8s.io`, and `""` where it is not served). `--finalizer`:
+ * get and patch Deployments. `--leader-elect`: get, create and update
+ * `leases` (API group `coordination.k8s.io`) in the lease namespace;
+ * `--shards`: get, list, create, update and delete them.
  *
  * A mirror is up to date when its `mirror.kube-reflector.dev/of` label
  * names its Deployment, its owner reference carries the Deployment's uid,
@@ -42,7 +100,8 @@
  * it meant to delete was deleted first). SIGINT or SIGTERM stops it cleanly
  * (exit 0); a second signal ends it at once, should stopping hang (Deno: exit
  * code 130; Node: by that signal, as without a handler).
- * Exit code 2: a configuration error; 1: it could not start.
+ * Exit code 2: a configuration error; 1: it could not start (or lost its
+ * permission on the Lease).
  *
  * There is no garbage collector to rely on (the ownerReference lets the
  * cluster's collect mirrors, where one runs): the controller deletes
