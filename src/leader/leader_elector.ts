@@ -87,6 +87,8 @@ export class LeaderElector {
   readonly #leases: ResourceClient<Lease>;
   #leader = "";
   #isLeader = false;
+  /** When the last acquire or renewal that succeeded was started, by the clock. */
+  #heldSince = -Infinity;
   #transitions = 0;
   #observed: Observed | undefined;
   #running = false;
@@ -106,9 +108,16 @@ export class LeaderElector {
     return this.#o.identity;
   }
 
-  /** Whether this candidate leads now. */
+  /**
+   * Whether this candidate leads now: it is in its leading loop, and its
+   * last successful acquire or renewal started less than `renewDeadlineMs`
+   * ago by its clock. The second half holds even when the loop has not run
+   * (a process paused, or its clock jumped): a leader that wakes after the
+   * Lease may have expired for others stops leading at once, not after its
+   * next request.
+   */
   get isLeader(): boolean {
-    return this.#isLeader;
+    return this.#isLeader && this.#o.clock.now() - this.#heldSince < this.#o.renewDeadlineMs;
   }
 
   /** The leader last observed (`""`: none). */
@@ -219,6 +228,7 @@ export class LeaderElector {
    */
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<"held" | "other" | "failed"> {
     const o = this.#o;
+    const started = o.clock.now();
     try {
       const observed = await this.#read(signal);
       const d = decide(
@@ -241,6 +251,7 @@ export class LeaderElector {
         written = await this.#leases.replace(lease, { signal });
       }
       this.#saw(written);
+      this.#heldSince = started;
       return "held";
     } catch (err) {
       if (signal.aborted) return "failed";

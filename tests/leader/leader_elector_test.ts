@@ -155,10 +155,14 @@ test("LeaderElector: a leader that cannot renew gives leadership up within the r
     });
     for (let i = 0; i < 200 && a.elector.isLeader; i++) await t.pass(100, 1);
     assert.equal(a.elector.isLeader, false);
+    // isLeader is false once the last successful renewal started a renew deadline ago
+    assert.equal(t.clock.now() - lastRenewal, 10_000);
+    const lost = () => t.events.some((e) => e.startsWith("a lost at"));
+    for (let i = 0; i < 200 && !lost(); i++) await t.pass(100, 1);
+    assert.ok(lost(), "its signal aborted");
     const lostAfter = t.clock.now() - lastRenewal;
     assert.ok(lostAfter <= 2_000 + 10_000 + 100, `lost ${lostAfter} ms after the last renewal`);
     assert.ok(lostAfter < 15_000, "before another candidate may take the Lease");
-    assert.ok(t.events.some((e) => e.startsWith("a lost at")));
     assert.ok(t.events.includes("a stopped"));
     assert.ok(t.errors.length > 0, "the failed renewals were reported");
     failing.cancel();
@@ -336,6 +340,51 @@ test("LeaderElector: a candidate stopped while its acquiring write is in flight 
     assert.ok(!t.events.some((e) => e.startsWith("a leads")), t.events.join());
     const lease = await t.lease().catch(() => undefined);
     assert.ok(lease === undefined || lease.spec.holderIdentity === "", "not left held");
+  } finally {
+    await t.close();
+  }
+});
+
+test("LeaderElector: two candidates that both read no Lease race to create it; the 409 loser waits and exactly one leads", async () => {
+  const t = await setup();
+  const gate = gatedFetch();
+  try {
+    const client = new KubeClient({ server: t.server.url, fetch: gate.fetch });
+    gate.hold = (method) => method === "GET";
+    const a = t.start("a", { client });
+    const b = t.start("b", { client });
+    for (let i = 0; i < 5_000 && gate.count < 2; i++) await new Promise((r) => setTimeout(r, 1));
+    assert.equal(gate.count, 2, "both reads held: both will find no Lease");
+    gate.hold = () => false;
+    gate.release(); // both create: one wins, the other gets 409 AlreadyExists
+    await t.settle(2);
+    assert.equal(gate.count, 4, "two reads, two creates");
+    assert.equal([a, b].filter((c) => c.elector.isLeader).length, 1, "exactly one leads");
+    await t.pass(20_000, 2);
+    assert.equal([a, b].filter((c) => c.elector.isLeader).length, 1, "and keeps leading");
+    assert.deepEqual(t.errors, [], "a lost race is not an error");
+  } finally {
+    await t.close();
+  }
+});
+
+test("LeaderElector: a leader whose process was paused (its clock jumps past the renew deadline before any timer runs) is no longer the leader at once; it leads again only after a renewal succeeds", async () => {
+  const t = await setup();
+  try {
+    // a on a clock of its own that can jump without running timers (a paused process)
+    let jumped = 0;
+    const clockA = {
+      now: () => t.clock.now() + jumped,
+      setTimeout: (fn: () => void, ms: number) => t.clock.setTimeout(fn, ms),
+      clearTimeout: (h: unknown) => t.clock.clearTimeout(h),
+    };
+    const a = t.start("a", { clock: clockA });
+    await t.settle(1);
+    assert.equal(a.elector.isLeader, true);
+    jumped = 20_000; // paused for 20 s: another candidate may have taken the Lease meanwhile
+    assert.equal(a.elector.isLeader, false, "not the leader the moment it wakes");
+    await t.pass(2_000, 1); // its next renewal: nobody took the Lease, so it renews it
+    assert.equal(a.elector.isLeader, true, "leads again after a successful renewal");
   } finally {
     await t.close();
   }
