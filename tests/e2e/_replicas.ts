@@ -119,6 +119,38 @@ export class ReconcileLog {
   killed(pid: number): void {
     appendFileSync(this.path, `killed ${pid}\n`);
   }
+  /** The keys `pid` started reconciling (before now). */
+  keysOf(pid: number): Set<string> {
+    return new Set(
+      this.lines().flatMap((l) => l.kind === "start" && l.pid === String(pid) ? [l.key] : []),
+    );
+  }
+
+  /**
+   * Resolves with the time at which a `start` of one of `keys` by a process
+   * other than `pid`, at or after line `from`, was seen.
+   */
+  async firstStartOfByOthers(
+    keys: ReadonlySet<string>,
+    pid: number,
+    from: number,
+    timeoutMs: number,
+  ): Promise<number> {
+    let seen = 0;
+    await eventually(
+      () => {
+        const found = this.lines().slice(from).some((l) =>
+          l.kind === "start" && l.pid !== String(pid) && keys.has(l.key)
+        );
+        if (found) seen = Date.now();
+        return found;
+      },
+      `a reconcile of one of ${[...keys]} by another process than ${pid}`,
+      timeoutMs,
+    );
+    return seen;
+  }
+
   /** Resolves with the time at which a `start` by `pid` at or after line `from` was seen. */
   async firstStartBy(pid: number, from: number, timeoutMs: number): Promise<number> {
     let seen = 0;
