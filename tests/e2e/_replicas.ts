@@ -9,7 +9,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { type KubeClient, type KubeObject, resourceClient } from "../../mod.ts";
 import { MirrorControllerProcess } from "../examples/_mirror_controller_process.ts";
-import { eventually } from "./_cluster.ts";
+import { eventually, Fatal } from "./_cluster.ts";
 
 export const OF = "mirror.kube-reflector.dev/of";
 export const FINALIZER = "mirror.kube-reflector.dev/cleanup";
@@ -197,7 +197,7 @@ export async function lineAfter(
   await eventually(
     () => {
       if (proc.child.exitCode !== null || proc.child.signalCode !== null) {
-        throw new Error(`the replica exited; output:\n${proc.output}`);
+        throw new Fatal("the replica exited"); // (its output is added below)
       }
       const found = proc.lines.slice(from).some((l) => pattern.test(l));
       if (found) seen = Date.now();
