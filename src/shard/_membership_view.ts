@@ -30,6 +30,22 @@
  *   listed it (and dropped the keys it moves to it) or become unhealthy
  *   (and owns nothing).
  *
+ * **Members with different timings** (a rolling update that changes them)
+ * are covered too. Each member writes its lease duration in its Lease
+ * (`leaseDurationSeconds`) and the others judge its expiry by it, while
+ * it stops owning after its own renew deadline, which is shorter (checked
+ * per member). Each also writes its renew deadline and retry period
+ * (annotations `kube-reflector.dev/renew-deadline-ms` and
+ * `kube-reflector.dev/retry-period-ms`), and a joiner's grace is at least
+ * the largest renew deadline plus retry period among the live members of
+ * its first successful list that started after it joined: a member that
+ * has not listed the joiner yet owns until its own deadline, however
+ * long. (A joiner owns only while healthy, so only after such a list,
+ * which shows every member whose Lease existed when it joined; a member
+ * whose Lease came later listed the joiner and waits for the joiner's
+ * deadline in turn.) A Lease without these annotations (written by an
+ * older version) counts with the joiner's own `graceMs`.
+ *
  * @module
  */
 
@@ -39,7 +55,7 @@ export interface MembershipTiming {
   leaseDurationMs: number;
   /** A member is unhealthy once its last successful renewal or list started this long ago. */
   renewDeadlineMs: number;
-  /** A member owns nothing until this long after it joined. */
+  /** A member owns nothing until this long after it joined (or longer: see {@linkcode graceOf}). */
   graceMs: number;
 }
 
@@ -51,6 +67,12 @@ export interface SelfState {
   lastRenewStartedAt: number | undefined;
   /** When its last successful list of the group's Leases started (`undefined`: none yet). */
   lastListStartedAt: number | undefined;
+  /**
+   * Its grace since it joined, fixed by its first successful list that
+   * started after it joined (see {@linkcode graceOf}); `undefined`: no such
+   * list yet, the latest list counts.
+   */
+  graceMs?: number;
 }
 
 /** Another member's Lease, as this member observed it. */
@@ -61,6 +83,10 @@ export interface MemberObservation {
   leaseDurationMs: number;
   /** When (by this member's clock) a list first showed its holder, renew time or duration as they are now. */
   observedAt: number;
+  /** Its holder's renew deadline as written in it, in ms (`0` or absent: not written). */
+  renewDeadlineMs?: number;
+  /** Its holder's retry period as written in it, in ms (`0` or absent: not written). */
+  retryPeriodMs?: number;
 }
 
 /** The input of {@linkcode membershipView}. */
@@ -106,23 +132,44 @@ export function healthyUntil(self: SelfState, renewDeadlineMs: number): number |
     : Math.min(lastRenewStartedAt, lastListStartedAt) + renewDeadlineMs;
 }
 
+/** The Leases among `others` that are live as of a list started at `listStartedAt`, `identity`'s own excluded. */
+export function liveOthers(
+  identity: string,
+  others: readonly MemberObservation[],
+  listStartedAt: number,
+  leaseDurationMs: number,
+): MemberObservation[] {
+  return others.filter((o) =>
+    o.holderIdentity !== identity && isLive(o, listStartedAt, leaseDurationMs)
+  );
+}
+
+/**
+ * The grace of a member with `graceMs` among the live `others`: at least
+ * each one's renew deadline plus retry period, as written in its Lease.
+ */
+export function graceOf(graceMs: number, others: readonly MemberObservation[]): number {
+  let grace = graceMs;
+  for (const o of others) {
+    const deadline = o.renewDeadlineMs ?? 0;
+    if (deadline > 0) grace = Math.max(grace, deadline + (o.retryPeriodMs ?? 0));
+  }
+  return grace;
+}
+
 /** Decides what `input.identity` owns; see the module doc. */
 export function membershipView(input: MembershipInput): MembershipView {
   const { now, timing, identity, self, others } = input;
   const { joinedAt, lastListStartedAt } = self;
   const until = healthyUntil(self, timing.renewDeadlineMs);
   const healthy = until !== undefined && now < until;
-  const live = new Set<string>();
-  if (lastListStartedAt !== undefined) {
-    for (const o of others) {
-      if (o.holderIdentity !== identity && isLive(o, lastListStartedAt, timing.leaseDurationMs)) {
-        live.add(o.holderIdentity);
-      }
-    }
-  }
+  const alive = lastListStartedAt === undefined
+    ? []
+    : liveOthers(identity, others, lastListStartedAt, timing.leaseDurationMs);
+  const live = new Set(alive.map((o) => o.holderIdentity));
   if (healthy) live.add(identity);
   const members = [...live].sort();
-  const graceEnd = (joinedAt ?? 0) + timing.graceMs;
+  const graceEnd = (joinedAt ?? 0) + (self.graceMs ?? graceOf(timing.graceMs, alive));
   const owning = healthy && now >= graceEnd;
   let changesAt: number | undefined;
   if (healthy) changesAt = owning ? until : Math.min(until!, graceEnd);

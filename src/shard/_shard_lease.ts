@@ -1,6 +1,7 @@
 /**
  * Names of a shard group's Leases: one per member, named after the group
- * and a hash of the member's identity, labelled with the group.
+ * and a hash of the member's identity, labelled with the group, and
+ * annotated with the member's renew deadline and retry period.
  *
  * @module
  */
@@ -8,6 +9,25 @@ import { fmix32, fnv1a } from "./_rendezvous.ts";
 
 /** The label that marks a member's Lease with its group. */
 export const SHARD_GROUP_LABEL = "kube-reflector.dev/shard-group";
+
+/** The annotation in which a member writes its renew deadline, in ms (read by members that join). */
+export const RENEW_DEADLINE_ANNOTATION = "kube-reflector.dev/renew-deadline-ms";
+
+/** The annotation in which a member writes its retry period, in ms. */
+export const RETRY_PERIOD_ANNOTATION = "kube-reflector.dev/retry-period-ms";
+
+/**
+ * The duration in ms written in annotation `name`: `0` when it is absent
+ * or not a whole number of ms in [0, 3600000] (as the options allow).
+ */
+export function timingAnnotation(annotations: unknown, name: string): number {
+  const value = annotations && typeof annotations === "object"
+    ? (annotations as Record<string, unknown>)[name]
+    : undefined;
+  if (typeof value !== "string" || !/^\d{1,7}$/.test(value)) return 0;
+  const ms = Number(value);
+  return ms <= 3_600_000 ? ms : 0;
+}
 
 /** 16 hex digits (64 bits) of hash of `s`. */
 export function hex16(s: string): string {

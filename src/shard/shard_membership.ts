@@ -12,9 +12,22 @@ import { childAbortController, delay } from "../async/_async.ts";
 import { type ResourceClient, resourceClient } from "../transport/resource_client.ts";
 import { microTime, recordOf } from "../leader/_lease_record.ts";
 import { jittered } from "../leader/_lease_timing.ts";
-import { healthyUntil, membershipView, type SelfState } from "./_membership_view.ts";
+import {
+  graceOf,
+  healthyUntil,
+  liveOthers,
+  membershipView,
+  type SelfState,
+} from "./_membership_view.ts";
 import { ownerOf } from "./_rendezvous.ts";
-import { SHARD_GROUP_LABEL, shardGroupLabel, shardLeaseName } from "./_shard_lease.ts";
+import {
+  RENEW_DEADLINE_ANNOTATION,
+  RETRY_PERIOD_ANNOTATION,
+  SHARD_GROUP_LABEL,
+  shardGroupLabel,
+  shardLeaseName,
+  timingAnnotation,
+} from "./_shard_lease.ts";
 import {
   type ResolvedShardOptions,
   resolveShardOptions,
@@ -31,6 +44,9 @@ interface Seen {
   holderIdentity: string;
   renewTime: number;
   leaseDurationMs: number;
+  /** Its holder's renew deadline and retry period as annotated (`0`: not written). */
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
   observedAt: number;
   rv: string;
 }
@@ -53,7 +69,15 @@ const GARBAGE_AFTER = 4;
  * `renewDeadlineMs` ago or more, nor for `graceMs` after it joined (or came
  * back after failing to renew), and takes another's keys only once that
  * one's Lease is gone or unchanged for a lease duration by its own clock
- * (the argument is in `src/shard/_membership_view.ts`). On a clean stop it
+ * (the argument is in `src/shard/_membership_view.ts`). Members may have
+ * different timings (a rolling update that changes them): each writes its
+ * lease duration, renew deadline and retry period in its Lease, the
+ * others judge its expiry by its lease duration, and a joiner's grace is
+ * at least the longest renew deadline plus retry period among the
+ * members it listed. Every change of `owning` or `members`, including
+ * one by time alone (the renew deadline passing while a request hangs,
+ * the grace ending), is notified to the `onChange` listeners when it
+ * happens. On a clean stop it
  * owns nothing at once, then deletes its Lease, so the others take its
  * keys at their next list. Leases of the group unchanged for four lease
  * durations (replicas that crashed) are deleted by the others.
@@ -118,7 +142,9 @@ export class ShardMembership {
   #owning = false;
   /** `owning` holds only until then, whether or not the timer that recomputes the view was late. */
   #owningUntil = -Infinity;
-  #changesAt: number | undefined;
+  /** The timer that recomputes the view when it changes by itself (whatever the loop is doing), and when. */
+  #timer: unknown = undefined;
+  #timerAt: number | undefined;
   #transitions = 0;
 
   /** Validates `options` (a `TypeError`/`RangeError` at once); does nothing until `run()`. */
@@ -205,12 +231,8 @@ export class ShardMembership {
         await this.#renew(signal);
         if (!signal.aborted) await this.#list(signal);
         this.#recompute();
-        const next = o.clock.now() + jittered(o.retryPeriodMs, o.random);
-        while (!signal.aborted && o.clock.now() < next) {
-          const until = Math.min(next, this.#changesAt ?? Infinity);
-          if (!(await this.#wait(until - o.clock.now(), signal))) break;
-          this.#recompute();
-        }
+        // the view's own changes (the renew deadline, the grace's end) are the timer's (#recompute)
+        await this.#wait(jittered(o.retryPeriodMs, o.random), signal);
       }
     } finally {
       signal.removeEventListener("abort", onAbort);
@@ -236,6 +258,7 @@ export class ShardMembership {
       // joined, or renewed only after its renew deadline: the others may have taken its keys
       if (rejoined || previous === undefined || now - previous >= o.renewDeadlineMs) {
         this.#self.joinedAt = now;
+        this.#self.graceMs = undefined; // fixed again by its next list
       }
       this.#self.lastRenewStartedAt = startedAt;
     } catch (err) {
@@ -320,6 +343,11 @@ export class ShardMembership {
         name: this.#leaseName,
         namespace: o.namespace,
         labels: { [SHARD_GROUP_LABEL]: this.#groupLabel },
+        // read by a member that joins: its grace covers this member's deadline (see _membership_view.ts)
+        annotations: {
+          [RENEW_DEADLINE_ANNOTATION]: String(Math.ceil(o.renewDeadlineMs)),
+          [RETRY_PERIOD_ANNOTATION]: String(Math.ceil(o.retryPeriodMs)),
+        },
         ...(rv === undefined ? {} : { resourceVersion: rv }),
       },
       spec: {
@@ -355,20 +383,32 @@ export class ShardMembership {
         const leaseDurationMs = r.leaseDurationSeconds * 1000;
         const changed = !before || before.holderIdentity !== r.holderIdentity ||
           before.renewTime !== r.renewTime || before.leaseDurationMs !== leaseDurationMs;
+        const annotations = lease.metadata?.annotations;
         seen.set(name, {
           holderIdentity: r.holderIdentity,
           renewTime: r.renewTime,
           leaseDurationMs,
+          renewDeadlineMs: timingAnnotation(annotations, RENEW_DEADLINE_ANNOTATION),
+          retryPeriodMs: timingAnnotation(annotations, RETRY_PERIOD_ANNOTATION),
           observedAt: changed ? now : before.observedAt,
           rv: lease.metadata?.resourceVersion ?? "",
         });
       }
       this.#seen = seen;
-      this.#self.lastListStartedAt = startedAt;
+      const self = this.#self;
+      self.lastListStartedAt = startedAt;
+      if (self.joinedAt !== undefined && startedAt >= self.joinedAt && self.graceMs === undefined) {
+        // its first list since it joined shows every member that may not have listed it yet
+        self.graceMs = graceOf(
+          o.graceMs,
+          liveOthers(o.identity, [...seen.values()], startedAt, o.leaseDurationMs),
+        );
+      }
     } catch (err) {
       this.#failed(err, signal);
       return;
     }
+    this.#recompute(); // before the garbage collection, which may take until the renew deadline
     await this.#collectGarbage(startedAt, signal);
   }
 
@@ -485,8 +525,8 @@ export class ShardMembership {
         others: [...this.#seen.values()],
       })
       : { healthy: false, members: [], owning: false, changesAt: undefined };
-    this.#changesAt = view.changesAt;
     this.#owningUntil = view.owning ? view.changesAt! : -Infinity;
+    this.#armTimer(view.changesAt);
     const membersChanged = view.members.length !== this.#members.length ||
       view.members.some((m, i) => m !== this.#members[i]);
     if (membersChanged) {
@@ -503,6 +543,25 @@ export class ShardMembership {
         this.#report(err);
       }
     }
+  }
+
+  /**
+   * Arms the timer that recomputes the view at `at` (none when
+   * `undefined`), so that a change by time alone (owning ending at the
+   * renew deadline, or starting at the grace's end) is notified promptly
+   * even while the loop waits on a request.
+   */
+  #armTimer(at: number | undefined): void {
+    if (at === this.#timerAt) return;
+    const clock = this.#o.clock;
+    if (this.#timerAt !== undefined) clock.clearTimeout(this.#timer);
+    this.#timer = this.#timerAt = undefined;
+    if (at === undefined) return;
+    this.#timerAt = at;
+    this.#timer = clock.setTimeout(() => {
+      this.#timer = this.#timerAt = undefined;
+      this.#recompute();
+    }, Math.max(0, at - clock.now()));
   }
 
   /** Waits `ms`; false when `signal` aborted first. */

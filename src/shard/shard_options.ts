@@ -37,7 +37,10 @@ export interface ShardOptions {
   /**
    * A member owns nothing once its last successful renewal or list started
    * this long ago, in ms: shorter than `leaseDurationMs`, so it stops
-   * before the others take its keys. Default: `10_000`.
+   * before the others take its keys. Written in its Lease (annotation
+   * `kube-reflector.dev/renew-deadline-ms`, with the retry period in
+   * `kube-reflector.dev/retry-period-ms`) for the members that join: see
+   * `graceMs`. Default: `10_000`.
    */
   renewDeadlineMs?: number;
   /** How often a member renews its Lease and lists the group's, in ms (with up to 20% jitter). Default: `2_000`. */
@@ -47,6 +50,13 @@ export interface ShardOptions {
    * waits before it owns keys, in ms: by then every other member has
    * listed it or stopped owning. At least `renewDeadlineMs`. Default:
    * `renewDeadlineMs + retryPeriodMs`.
+   *
+   * Members of a group may have different timings (a rolling update that
+   * changes them): each judges another's expiry by the lease duration
+   * written in that one's Lease, and a joiner waits at least the longest
+   * renew deadline plus retry period written in the Leases of the live
+   * members of its first list after joining (a Lease written by a version
+   * without these annotations counts with the joiner's own `graceMs`).
    */
   graceMs?: number;
   /** Injectable time (ms since the epoch: Lease times are written from it). Default: the system clock. */

@@ -4,7 +4,10 @@
  * requests and counts those in flight); between steps of fake time the
  * harness waits until no request is in flight and every running member
  * waits on the clock, so where fake time goes is decided, not raced. After
- * every step it checks that no key is owned by two members.
+ * every step it checks that no key is owned by two members, and that each
+ * member's `owning` is what its listeners last heard (a change by time
+ * alone is notified too); members given a clock of their own (a clock
+ * that jumps without firing timers) are spared the second check.
  *
  * @module
  */
@@ -89,6 +92,10 @@ export interface Member {
   ended: boolean;
   errors: unknown[];
   changes: number;
+  /** `owning` as read by its last listener call. */
+  notified: boolean;
+  /** Whether it runs on the harness's clock (so its timers fire as time passes). */
+  onHarnessClock: boolean;
 }
 
 export async function shardHarness() {
@@ -96,7 +103,7 @@ export async function shardHarness() {
   const client = new KubeClient({ server: server.url });
   const clock = new ManualClock(START);
   const members: Member[] = [];
-  /** Keys owned by two members at once, with the (fake) time. */
+  /** Keys owned by two members at once, and changes of `owning` not notified, with the (fake) time. */
   const violations: string[] = [];
   const start = (identity: string, options: Partial<ShardOptions> = {}): Member => {
     const net = testFetch(clock);
@@ -121,8 +128,13 @@ export async function shardHarness() {
       ended: false,
       errors,
       changes: 0,
+      notified: false,
+      onHarnessClock: options.clock === undefined,
     };
-    m.onChange(() => member.changes++);
+    m.onChange(() => {
+      member.changes++;
+      member.notified = m.owning;
+    });
     member.done = m.run({ signal: stop.signal }).then(() => "ended", (err) => err).finally(
       () => (member.ended = true),
     );
@@ -145,6 +157,13 @@ export async function shardHarness() {
     for (const key of KEYS) {
       const o = owners(key);
       if (o.length > 1) violations.push(`${clock.now() - START}: ${key} owned by ${o}`);
+    }
+    for (const x of members) {
+      if (x.onHarnessClock && x.m.owning !== x.notified) {
+        violations.push(
+          `${clock.now() - START}: ${x.id} owning ${x.m.owning}, last notified ${x.notified}`,
+        );
+      }
     }
   };
   /** One step of fake time, then the check. */

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import { KubeStatusError } from "../../src/api/kube_status_error.ts";
 import { ownerOf } from "../../src/shard/_rendezvous.ts";
+import { shardLeaseName } from "../../src/shard/_shard_lease.ts";
 import { KEYS, shardHarness } from "./_shard_harness.ts";
 
 const GRACE = 12_000; // renewDeadline + retryPeriod
@@ -287,6 +288,147 @@ test("ShardMembership: two replicas given the same identity fight over its Lease
     assert.equal(a2.m.owning, false);
     assert.ok([...a1.errors, ...a2.errors].some((e) => /used by two replicas/.test(String(e))));
     assert.ok(b.m.owning);
+    assert.deepEqual(t.violations, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("ShardMembership: owning never changes unnoticed: a list answered after the deadline computed before the renewal that preceded it keeps it owning, silently or not", async () => {
+  const t = await shardHarness();
+  try {
+    const [a] = await t.converge(["a"]);
+    // its next renewal answers 1 s late, so the list after it starts 1 s later than the renewal did
+    let renewHeldAt: number | undefined;
+    a.net.hold = (method) => method === "PUT" && (renewHeldAt ??= t.now(), true);
+    await t.until(() => renewHeldAt !== undefined, 2_100);
+    await t.pass(1_000);
+    a.net.hold = () => false;
+    a.net.release();
+    await t.settle();
+    // its next list hangs; the renewal before it succeeded, so it stays healthy until that list's
+    // start + 10 s, later than the deadline computed at the last recompute (the held renewal's start + 10 s)
+    let listHeldAt: number | undefined;
+    a.net.hold = (method, url) =>
+      method === "GET" && url.includes("labelSelector") && (listHeldAt ??= t.now(), true);
+    await t.until(() => listHeldAt !== undefined, 2_100);
+    const changes = a.changes;
+    await t.pass(renewHeldAt! + 10_500 - t.now());
+    assert.equal(a.m.owning, true, "its last renewal and list started less than 10 s ago");
+    a.net.hold = () => false;
+    a.net.release();
+    await t.pass(2_000);
+    assert.equal(a.m.owning, true);
+    assert.equal(a.changes, changes, "nothing changed, so nothing was notified");
+    assert.deepEqual(t.violations, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("ShardMembership: owning that ends by time while a request hangs is notified at that moment, and so is owning again", async () => {
+  const t = await shardHarness();
+  try {
+    const [a] = await t.converge(["a"]);
+    const heard: [number, boolean, string][] = [];
+    a.m.onChange(() => heard.push([t.now(), a.m.owning, a.m.members.join()]));
+    let heldAt: number | undefined;
+    a.net.hold = (method, url) =>
+      method === "GET" && url.includes("labelSelector") && (heldAt ??= t.now(), true);
+    await t.until(() => heldAt !== undefined, 2_100);
+    await t.until(() => !a.m.owning, 10_100);
+    // its deadline: the start of the list before the held one (a retry period earlier) + 10 s
+    assert.deepEqual(heard, [[heldAt! - 2_000 + 10_000, false, ""]], "heard at its deadline");
+    a.net.hold = () => false;
+    a.net.release();
+    await t.until(() => a.m.owning, 20_000);
+    assert.deepEqual(heard.slice(1).map(([, owning, members]) => [owning, members]), [
+      [false, "a"], // healthy again, in its grace
+      [true, "a"],
+    ]);
+    assert.deepEqual(t.violations, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("ShardMembership: members with different renew deadlines (a rolling update): a joiner waits for the longest deadline + retry period written in the others' Leases; never two owners", async () => {
+  const t = await shardHarness();
+  try {
+    // an old replica with long timings (lease 6 s, deadline 5 s, retry 2 s)
+    const a = t.start("a", {
+      leaseDurationMs: 6_000,
+      renewDeadlineMs: 5_000,
+      retryPeriodMs: 2_000,
+    });
+    await t.until(() => a.m.owning);
+    while (t.now() % 2_000 !== 0) await t.step();
+    // a new replica with short ones joins (its own grace: 1.2 s); from now on a's lists fail, so a
+    // owns all its keys (b's share too) until its deadline, 5 s after its last list
+    a.net.fail = (method, url) => method === "GET" && url.includes("labelSelector") ? 500 : 0;
+    const b = t.start("b", { leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 200 });
+    const took = await t.until(() => b.m.owning, 10_000);
+    assert.ok(took >= 7_000 && took <= 7_100, `b owns ${took} ms after it started`);
+    assert.equal(a.m.owning, false);
+    assert.deepEqual(t.violations, []);
+    // each Lease carries its holder's deadline and retry period
+    const annotations = async (x: typeof a) => {
+      const name = (await t.leases()).find((n) => n.endsWith(hex(x)))!;
+      return (await t.lease(name)).metadata.annotations;
+    };
+    const hex = (x: typeof a) => shardLeaseName("ctrl", x.id).slice(-16);
+    assert.deepEqual(await annotations(a), {
+      "kube-reflector.dev/renew-deadline-ms": "5000",
+      "kube-reflector.dev/retry-period-ms": "2000",
+    });
+    assert.deepEqual(await annotations(b), {
+      "kube-reflector.dev/renew-deadline-ms": "1000",
+      "kube-reflector.dev/retry-period-ms": "200",
+    });
+    // a lists again: after a grace of its own (it was unhealthy) it owns its share, b drops it
+    a.net.fail = () => 0;
+    await t.until(() =>
+      a.m.owning && b.m.owning && a.m.members.length === 2 && b.m.members.length === 2
+    );
+    for (const key of KEYS) assert.equal(t.owners(key).length, 1, key);
+    assert.deepEqual(t.violations, []);
+  } finally {
+    await t.close();
+  }
+});
+
+test("ShardMembership: members with different lease durations: a member with a long deadline whose requests hang keeps its keys for its own lease duration, not the others'", async () => {
+  const t = await shardHarness();
+  try {
+    const a = t.start("a", {
+      leaseDurationMs: 6_000,
+      renewDeadlineMs: 5_000,
+      retryPeriodMs: 2_000,
+    });
+    const b = t.start("b", { leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 200 });
+    await t.until(() =>
+      a.m.owning && b.m.owning && a.m.members.length === 2 && b.m.members.length === 2
+    );
+    await t.pass(300);
+    const ofA = t.owned(a);
+    const lastRenewal = Math.max(
+      ...a.net.log.filter((r) => r.method === "PUT" && r.status === 200).map((r) => r.at),
+    );
+    a.net.hold = () => true;
+    let taken: number | undefined;
+    while (taken === undefined) {
+      await t.step();
+      if (ofA.some((k) => b.m.owns(k))) taken = t.now();
+      assert.ok(t.now() - lastRenewal < 20_000, "taken in the end");
+    }
+    assert.ok(
+      taken - lastRenewal >= 6_000,
+      `taken ${taken - lastRenewal} ms after a's last renewal`,
+    );
+    assert.ok(
+      taken - lastRenewal <= 6_000 + 2 * 200 + 200,
+      `taken ${taken - lastRenewal} ms after`,
+    );
     assert.deepEqual(t.violations, []);
   } finally {
     await t.close();

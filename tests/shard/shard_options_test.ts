@@ -7,7 +7,12 @@ import {
   SHARD_DEFAULTS,
   type ShardOptions,
 } from "../../src/shard/shard_options.ts";
-import { shardGroupLabel, shardLeaseName } from "../../src/shard/_shard_lease.ts";
+import {
+  RENEW_DEADLINE_ANNOTATION,
+  shardGroupLabel,
+  shardLeaseName,
+  timingAnnotation,
+} from "../../src/shard/_shard_lease.ts";
 
 const client = new KubeClient({ server: "http://127.0.0.1:1" });
 const base: ShardOptions = { client, namespace: "default", name: "ctrl" };
@@ -97,4 +102,17 @@ test("shard Leases: named after the group and 16 hex digits of the identity, a v
   assert.equal(shardLeaseName("ctrl", "pod-0"), shardLeaseName("ctrl", "pod-0"));
   assert.notEqual(shardLeaseName("ctrl", "pod-0"), shardLeaseName("ctrl", "pod-1"));
   assert.notEqual(shardGroupLabel("b".repeat(64)), shardGroupLabel("b".repeat(65)));
+});
+
+test("shard Leases: a member's renew deadline is read from its annotation; anything but whole ms in [0, 3600000] reads as not written (0)", () => {
+  const read = (value: unknown) =>
+    timingAnnotation({ [RENEW_DEADLINE_ANNOTATION]: value }, RENEW_DEADLINE_ANNOTATION);
+  // deno-fmt-ignore
+  const rows: [unknown, number][] = [
+    ["10000", 10_000], ["0", 0], ["3600000", 3_600_000], ["3600001", 0], ["99999999", 0],
+    ["", 0], ["1.5", 0], ["-1", 0], ["1e4", 0], [" 100", 0], ["0x10", 0], [10_000, 0], [undefined, 0],
+  ];
+  for (const [value, expected] of rows) assert.equal(read(value), expected, String(value));
+  assert.equal(timingAnnotation(undefined, RENEW_DEADLINE_ANNOTATION), 0);
+  assert.equal(timingAnnotation("x", RENEW_DEADLINE_ANNOTATION), 0);
 });
