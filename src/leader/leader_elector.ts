@@ -9,6 +9,7 @@ import { isAlreadyExists, isNotFound } from "../api/predicates.ts";
 import { isConflict } from "../api/kube_conflict_error.ts";
 import { KubeStatusError } from "../api/kube_status_error.ts";
 import { childAbortController, delay } from "../async/_async.ts";
+import type { TimerHandle } from "../async/clock.ts";
 import { type ResourceClient, resourceClient } from "../transport/resource_client.ts";
 import { decide } from "./_leader_decision.ts";
 import { type LeaseRecord, recordOf, specOf } from "./_lease_record.ts";
@@ -87,6 +88,8 @@ export class LeaderElector {
   readonly #leases: ResourceClient<Lease>;
   #leader = "";
   #isLeader = false;
+  /** Whether the Lease may name this candidate as holder (a write of it was sent and not proven lost). */
+  #mayHold = false;
   /** When the last acquire or renewal that succeeded was started, by the clock. */
   #heldSince = -Infinity;
   #transitions = 0;
@@ -147,10 +150,10 @@ export class LeaderElector {
     this.#running = true;
     try {
       while (!signal.aborted) {
-        if (!(await this.#acquire(signal))) return;
-        if (signal.aborted) {
-          // acquired as it was stopped: never lead, give it back
-          if (this.#o.releaseOnCancel) await this.#release();
+        if (!(await this.#acquire(signal)) || signal.aborted) {
+          // stopped, perhaps as it acquired (a write whose answer never came): never lead, and
+          // give the Lease back should it hold it
+          if (this.#o.releaseOnCancel && this.#mayHold) await this.#release();
           return;
         }
         await this.#lead(signal);
@@ -169,24 +172,39 @@ export class LeaderElector {
     return false;
   }
 
-  /** Leads until renewing fails for the renew deadline or `signal` aborts. */
+  /**
+   * Leads until leadership lapses (no acquire or renewal that started less
+   * than the renew deadline ago succeeded), another holder is seen, or
+   * `signal` aborts. One timer, armed from the start of the last success,
+   * ends the term: the moment `isLeader` turns false is the moment the
+   * leader's signal aborts and its requests are cut.
+   */
   async #lead(signal: AbortSignal): Promise<void> {
     const o = this.#o;
-    const { controller, dispose } = childAbortController(signal);
+    const { controller: term, dispose } = childAbortController(signal);
+    let deadline: TimerHandle | undefined;
+    const arm = () => {
+      if (deadline !== undefined) o.clock.clearTimeout(deadline);
+      const left = this.#heldSince + o.renewDeadlineMs - o.clock.now();
+      deadline = o.clock.setTimeout(() => term.abort(), Math.max(0, left));
+    };
+    arm();
     this.#isLeader = true;
     // not awaited: the work ends when its signal aborts, or it is its own business
     // (a run() that waited for work that ignores its signal would never end)
     void Promise.resolve()
-      .then(() => o.onStartedLeading?.(controller.signal))
+      .then(() => o.onStartedLeading?.(term.signal))
       .catch((err) => this.#report(err));
     try {
-      while (!signal.aborted) {
-        if (!(await this.#wait(o.retryPeriodMs, signal))) break;
-        if (!(await this.#renew(signal))) break; // lost
+      while (!term.signal.aborted) {
+        if (!(await this.#wait(o.retryPeriodMs, term.signal))) break;
+        if (!(await this.#renew(term.signal))) break; // lost, lapsed or stopped
+        arm();
       }
     } finally {
+      o.clock.clearTimeout(deadline);
       this.#isLeader = false;
-      controller.abort();
+      term.abort();
       dispose();
       if (signal.aborted && o.releaseOnCancel) await this.#release();
       try {
@@ -198,27 +216,19 @@ export class LeaderElector {
   }
 
   /**
-   * Renews, retrying every retry period, until it succeeds (true), another
-   * holder is seen or the renew deadline passes (false: lost), or `signal`
-   * aborts (true: stopped, the caller releases). Every request of it is cut
-   * at the deadline: a renewal that hangs cannot keep a leader leading.
+   * Renews, retrying every retry period, until it succeeds (true), or
+   * another holder is seen or `term` aborts (false). `term` aborts when
+   * leadership lapses: every request of it is cut then, so a renewal that
+   * hangs cannot keep a leader leading.
    */
-  async #renew(signal: AbortSignal): Promise<boolean> {
-    const o = this.#o;
-    const { controller, dispose } = childAbortController(signal);
-    const timer = o.clock.setTimeout(() => controller.abort(), o.renewDeadlineMs);
-    try {
-      while (!controller.signal.aborted) {
-        const result = await this.#tryAcquireOrRenew(controller.signal);
-        if (result === "held") return true;
-        if (result === "other") return false; // someone else holds it: lost, at once
-        if (!(await this.#wait(o.retryPeriodMs, controller.signal))) break;
-      }
-      return signal.aborted;
-    } finally {
-      o.clock.clearTimeout(timer);
-      dispose();
+  async #renew(term: AbortSignal): Promise<boolean> {
+    while (!term.aborted) {
+      const result = await this.#tryAcquireOrRenew(term);
+      if (result === "held") return true;
+      if (result === "other") return false; // someone else holds it: lost, at once
+      if (!(await this.#wait(this.#o.retryPeriodMs, term))) break;
     }
+    return false;
   }
 
   /**
@@ -244,6 +254,7 @@ export class LeaderElector {
         spec: specOf(d.record),
       };
       let written: Lease;
+      this.#mayHold = true; // from here until an answer says otherwise
       if (d.kind === "create") {
         written = await this.#leases.create(lease, { signal });
       } else {
@@ -286,6 +297,7 @@ export class LeaderElector {
       changedAt: changed ? this.#o.clock.now() : this.#observed!.changedAt,
     };
     this.#transitions = record.leaseTransitions;
+    this.#mayHold = record.holderIdentity === this.#o.identity;
     this.#setLeader(record.holderIdentity);
   }
 
@@ -299,27 +311,38 @@ export class LeaderElector {
     }
   }
 
-  /** Clears the holder, so that another candidate takes over at once (best effort, bounded). */
+  /**
+   * Clears the holder, so that another candidate takes over at once (best
+   * effort, bounded by the renew deadline). Reads the Lease first (the
+   * outcome of the last write may be unknown: an answer cut by the stop),
+   * releases only while it names this candidate, and retries once on a 409.
+   */
   async #release(): Promise<void> {
     const o = this.#o;
-    const observed = this.#observed;
-    if (!observed?.record || observed.record.holderIdentity !== o.identity) return;
     const { controller, dispose } = childAbortController();
     const timer = o.clock.setTimeout(() => controller.abort(), o.renewDeadlineMs);
     try {
-      const now = o.clock.now();
-      const written = await this.#leases.replace({
-        apiVersion: "coordination.k8s.io/v1",
-        kind: "Lease",
-        metadata: { name: o.name, namespace: o.namespace, resourceVersion: observed.rv },
-        spec: specOf({
-          ...observed.record,
-          holderIdentity: "",
-          leaseDurationSeconds: 1,
-          renewTime: now,
-        }),
-      }, { signal: controller.signal });
-      this.#saw(written);
+      for (let attempt = 0;; attempt++) {
+        const observed = await this.#read(controller.signal);
+        if (!observed.record || observed.record.holderIdentity !== o.identity) return;
+        try {
+          const written = await this.#leases.replace({
+            apiVersion: "coordination.k8s.io/v1",
+            kind: "Lease",
+            metadata: { name: o.name, namespace: o.namespace, resourceVersion: observed.rv },
+            spec: specOf({
+              ...observed.record,
+              holderIdentity: "",
+              leaseDurationSeconds: 1,
+              renewTime: o.clock.now(),
+            }),
+          }, { signal: controller.signal });
+          this.#saw(written);
+          return;
+        } catch (err) {
+          if (!isConflict(err) || attempt > 0) throw err;
+        }
+      }
     } catch (err) {
       if (!controller.signal.aborted) this.#report(err);
     } finally {
