@@ -7,6 +7,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { deletionHandlingMetaNamespaceKeyFunc } from "../cache/key_func.ts";
 import { type MetricsProvider, noopMetrics } from "../metrics/reflector_metrics.ts";
+import type { ControllerMetrics } from "../metrics/controller_metrics.ts";
 import type { HandlerRegistration } from "../informer/handler_registration.ts";
 import type { Informer } from "../informer/informer.ts";
 import { waitForCacheSync } from "../informer/wait_for_cache_sync.ts";
@@ -292,10 +293,15 @@ export class Controller {
     let registrations: HandlerRegistration[] = [];
     let unsubscribe = () => {};
     signal.addEventListener("abort", stop, { once: true });
-    const metrics = this.#metrics.controller?.(this.name, {
-      ownership: () => this.ownership,
-      keysOwned: () => this.#keysOwned(),
-    });
+    let metrics: ControllerMetrics | undefined;
+    try {
+      metrics = this.#metrics.controller?.(this.name, {
+        ownership: () => this.ownership,
+        keysOwned: () => this.#keysOwned(),
+      });
+    } catch (err) {
+      this.#report(err, undefined); // metrics never stop a controller
+    }
     try {
       if (signal.aborted) return stop();
       registrations = this.#sources.map((s) => s.informer.addEventHandler(this.#handler(s)));
