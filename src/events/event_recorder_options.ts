@@ -5,7 +5,7 @@
  */
 import type { KubeClient } from "../transport/kube_client.ts";
 import { type Clock, systemClock } from "../async/clock.ts";
-import { unit } from "../async/_async.ts";
+import { processIdentity } from "../api/_process_identity.ts";
 import type { EventRecordError } from "./event_record_error.ts";
 
 /** Options of an {@linkcode EventRecorder}. */
@@ -154,7 +154,7 @@ export function resolveEventRecorderOptions(
     throw new TypeError("EventRecorder: clock must be a Clock");
   }
   const random = o.random ?? Math.random;
-  const instance = o.instance ?? defaultInstance(random);
+  const instance = o.instance ?? processIdentity(random);
   if (typeof instance !== "string" || instance === "" || instance.length > 128) {
     throw new TypeError(
       "EventRecorder: instance must be a non-empty string of at most 128 characters",
@@ -177,19 +177,3 @@ export function resolveEventRecorderOptions(
   };
 }
 
-/** The hostname where the runtime tells it (cut to fit), and 8 random hex digits. */
-function defaultInstance(random: () => number): string {
-  const g = globalThis as {
-    Deno?: { hostname?: () => string };
-    process?: { env?: Record<string, string | undefined> };
-  };
-  let host = "";
-  try {
-    host = g.Deno?.hostname?.() ?? g.process?.env?.HOSTNAME ?? "";
-  } catch { /* no permission to read it: the random part alone */ }
-  const suffix = Array.from(
-    { length: 8 },
-    () => Math.min(15, Math.floor(unit(random()) * 16)).toString(16),
-  ).join("");
-  return host ? `${host.slice(0, 119)}_${suffix}` : suffix;
-}

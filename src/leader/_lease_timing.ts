@@ -7,6 +7,7 @@
  * @module
  */
 import { unit } from "../async/_async.ts";
+import { processIdentity } from "../api/_process_identity.ts";
 
 /** The jitter of client-go's retries: up to 20% more than the period. */
 export const JITTER = 1.2;
@@ -90,7 +91,7 @@ export function resolveLeaseTiming(
  * @throws {TypeError} an identity that is empty, not a string, or longer than 253 characters.
  */
 export function resolveIdentity(owner: string, identity: unknown, random: () => number): string {
-  const id = identity ?? defaultIdentity(random);
+  const id = identity ?? processIdentity(random);
   if (typeof id !== "string" || id === "" || id.length > 253) {
     throw new TypeError(
       `${owner}: identity must be a non-empty string of at most 253 characters`,
@@ -99,23 +100,6 @@ export function resolveIdentity(owner: string, identity: unknown, random: () => 
   return id;
 }
 
-/** The hostname where the runtime tells it, and 8 random hex digits. */
-function defaultIdentity(random: () => number): string {
-  const g = globalThis as {
-    Deno?: { hostname?: () => string };
-    process?: { env?: Record<string, string | undefined> };
-  };
-  let host = "";
-  try {
-    host = g.Deno?.hostname?.() ?? g.process?.env?.HOSTNAME ?? "";
-  } catch { /* no permission to read it: the random part alone */ }
-  const suffix = Array.from(
-    { length: 8 },
-    () => Math.min(15, Math.floor(unit(random()) * 16)).toString(16),
-  )
-    .join("");
-  return host ? `${host}_${suffix}` : suffix;
-}
 
 /** `retryPeriodMs` with up to 20% jitter (a broken `random` gives the period itself). */
 export function jittered(retryPeriodMs: number, random: () => number): number {
