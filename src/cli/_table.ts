@@ -113,7 +113,12 @@ const PADDING = 3;
  * as they come, aligned with what was printed before where they fit.
  */
 export class AlignedText {
-  #widths: number[] = [];
+  #widths: number[];
+
+  /** `minWidths`: the least width of the first columns (watch: EVENT fits MODIFIED). */
+  constructor(minWidths: readonly number[] = []) {
+    this.#widths = [...minWidths];
+  }
 
   /** The lines of `rows` (each a line's cells), aligned; `\n` after each. */
   render(rows: readonly (readonly string[])[]): string {

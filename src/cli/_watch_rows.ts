@@ -51,7 +51,7 @@ export class WatchRows {
   readonly #columns: Columns;
   readonly #definitions?: TableColumnDefinition[];
   readonly #rows = new Map<string, { resourceVersion?: string; row: TableRow }>();
-  readonly #text = new AlignedText();
+  readonly #text = new AlignedText(["MODIFIED".length + 3]); // every event type fits
   #headerDone = false;
 
   private constructor(o: WatchRowsOptions, definitions?: TableColumnDefinition[]) {
