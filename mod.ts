@@ -134,6 +134,16 @@ export {
   resourceListerWatcher,
   type ResourceListerWatcherOptions,
 } from "./src/transport/resource_lister_watcher.ts";
+export type { ApiResource, DiscoveryFailure } from "./src/discovery/api_resource.ts";
+export {
+  API_DISCOVERY_DEFAULTS,
+  ApiDiscovery,
+  type ApiDiscoveryOptions,
+  type ResolveOptions,
+} from "./src/discovery/api_discovery.ts";
+export { discover, type DiscoverOptions } from "./src/discovery/discover.ts";
+export { UnknownResourceError } from "./src/discovery/unknown_resource_error.ts";
+export { ResourceVerbError } from "./src/discovery/resource_verb_error.ts";
 export {
   watchBatches,
   watchStream,

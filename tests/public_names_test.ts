@@ -16,6 +16,11 @@ import * as checkpointDenoKv from "../checkpoint_deno_kv.ts";
 // exports leave no run-time trace; the entry points name them explicitly.
 
 const CORE = [
+  "API_DISCOVERY_DEFAULTS",
+  "ApiDiscovery",
+  "ResourceVerbError",
+  "UnknownResourceError",
+  "discover",
   "Backoff",
   "CATCH_UP_DEFAULTS",
   "CatchUpBudgetError",

@@ -14,6 +14,7 @@ import { normalizeFieldSelector, normalizeLabelSelector } from "./_normalize_sel
 import { Informer } from "./informer.ts";
 import type { InformerOptions } from "./informer_options.ts";
 import { log, type Logger, messageOf, resolveLogger } from "./logger.ts";
+import { checkApiResource } from "../discovery/_check_api_resource.ts";
 import {
   type CacheSyncResult,
   waitForCacheSync,
@@ -154,8 +155,12 @@ export class SharedInformerFactory {
    * class docs for its name and for options of later requests).
    *
    * @throws {TypeError} when `apiVersion` or `resource` is missing, a
-   *   selector is invalid, or `options` contradict those of the informer's
-   *   first request.
+   *   selector is invalid, `options` contradict those of the informer's
+   *   first request, or (given an `ApiResource` from discovery, such as
+   *   `await api.resolve("deploy")`) a namespace is given for a
+   *   cluster-scoped resource.
+   * @throws {ResourceVerbError} given an `ApiResource` whose verbs lack
+   *   `list` or `watch`.
    */
   informerFor<T extends KubeObjectLike = KubeObject>(
     resource: InformerResource,
@@ -166,6 +171,8 @@ export class SharedInformerFactory {
         "SharedInformerFactory.informerFor: apiVersion and resource are required",
       );
     }
+    // an ApiResource from discovery: scope and verbs checked
+    checkApiResource("SharedInformerFactory.informerFor", resource, ["list", "watch"]);
     const normalized = normalizeResource(resource);
     const { apiVersion, resource: plural, namespace = "" } = normalized;
     const labels = normalized.labelSelector ?? "";

@@ -18,6 +18,7 @@ export interface Behaviour {
   maxWatchMs: number;
   defaultWatchTimeoutSeconds: number;
   streamingList: boolean;
+  discovery: "aggregated" | "legacy";
 }
 
 /** What handlers read and change. */

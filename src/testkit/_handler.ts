@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerContext } from "./_context.ts";
 import { serveCreate, serveDelete, serveGet, servePatch, serveUpdate } from "./_crud.ts";
 import type { FaultRules } from "./_fault_rules.ts";
+import { serveDiscovery } from "./_serve_discovery.ts";
 import { wantsPretty } from "./_json.ts";
 import { SelectorError } from "./_label_selector.ts";
 import { serveList } from "./_list.ts";
@@ -112,7 +113,13 @@ async function serve(
     );
   }
   if (route.kind === "unknown-resource") return reply.status(resourceNotFound());
+  if (route.kind === "discovery") {
+    return serveDiscovery(ctx, reply, route, record.accept, req.headers.host ?? "");
+  }
   const { resource, namespace, name } = route;
+  if (route.verb !== "unknown" && !resource.verbs.includes(route.verb)) {
+    return reply.status(methodNotAllowed());
+  }
   let view;
   try {
     view = makeView(resource, namespace, url.searchParams, wantsMetadataOnly(record.accept));
@@ -193,8 +200,10 @@ function recordOf(route: Route, method: string, url: URL, req: IncomingMessage):
   } else if (route.kind === "unknown-resource") {
     record.resource = route.resourceName;
     record.group = route.group;
+  } else if (route.kind === "discovery" && route.group !== undefined) {
+    record.group = route.group;
   }
-  if (route.kind !== "not-found") {
+  if (route.kind === "resource" || route.kind === "unknown-resource") {
     if (route.namespace !== undefined) record.namespace = route.namespace;
     if (route.name !== undefined) record.name = route.name;
   }

@@ -31,6 +31,12 @@ export type Route =
     namespace?: string;
     name?: string;
   }
+  /**
+   * A discovery document (`GET` only): `/api`, `/api/VERSION`, `/apis`,
+   * `/apis/GROUP`, `/apis/GROUP/VERSION` (`group` `""` for the core group;
+   * `version` absent for a root or a group).
+   */
+  | { kind: "discovery"; verb: "get"; root: "api" | "apis"; group?: string; version?: string }
   /** A path outside the API: 404 as plain text. */
   | { kind: "not-found"; verb: "unknown" };
 
@@ -46,6 +52,16 @@ export function resolveRoute(
     segments = path.split("/").filter(Boolean).map(decodeURIComponent);
   } catch {
     return { kind: "not-found", verb: "unknown" };
+  }
+  if (method === "GET" && (segments[0] === "api" || segments[0] === "apis")) {
+    const [root, a, b] = segments as ["api" | "apis", string?, string?];
+    if (segments.length === 1) return { kind: "discovery", verb: "get", root };
+    if (root === "api" && segments.length === 2) {
+      return { kind: "discovery", verb: "get", root, group: "", version: a };
+    }
+    if (root === "apis" && segments.length <= 3) {
+      return { kind: "discovery", verb: "get", root, group: a, version: b };
+    }
   }
   let group: string;
   let rest: string[];

@@ -36,6 +36,18 @@ export interface FakeApiServerOptions {
   defaultWatchTimeoutSeconds?: number;
   /** Support streaming lists (`sendInitialEvents=true`) like 1.27+; else answer 422 like 1.20. Default: `false`. */
   streamingList?: boolean;
+  /**
+   * The discovery documents served (`/api`, `/api/v1`, `/apis`,
+   * `/apis/GROUP`, `/apis/GROUP/VERSION`, listing every served resource,
+   * those of `resources` and `addResource` too). `"aggregated"`: as
+   * Kubernetes 1.30+, the aggregated `APIGroupDiscoveryList`
+   * (`apidiscovery.k8s.io` v2 or v2beta1) at `/api` and `/apis` when the
+   * `Accept` header asks for it, the legacy documents otherwise.
+   * `"legacy"`: only the legacy documents, as kube-apiserver 1.20 (an
+   * `Accept` asking only for the aggregated form gets 406). Default:
+   * `"aggregated"`.
+   */
+  discovery?: "aggregated" | "legacy";
   /** Accepted bearer tokens; others get 401. Default: no authentication. */
   tokens?: string[];
   /**
@@ -81,6 +93,7 @@ export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
     maxWatchMs = Infinity,
     defaultWatchTimeoutSeconds = 1800,
     streamingList = false,
+    discovery = "aggregated",
   } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new RangeError(`FakeApiServer: port must be an integer in [0, 65535], got ${port}`);
@@ -105,6 +118,11 @@ export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
       `FakeApiServer: defaultWatchTimeoutSeconds must be > 0, got ${defaultWatchTimeoutSeconds}`,
     );
   }
+  if (discovery !== "aggregated" && discovery !== "legacy") {
+    throw new TypeError(
+      `FakeApiServer: discovery must be "aggregated" or "legacy", got ${discovery}`,
+    );
+  }
   if (expiredWatch !== "event" && expiredWatch !== "status") {
     throw new TypeError(
       `FakeApiServer: expiredWatch must be "event" or "status", got ${expiredWatch}`,
@@ -127,6 +145,7 @@ export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
       maxWatchMs,
       defaultWatchTimeoutSeconds,
       streamingList,
+      discovery,
     },
   };
 }

@@ -22,6 +22,19 @@ export interface ResourceDefinition {
   kind: string;
   /** Whether objects live in namespaces. */
   namespaced: boolean;
+  /** The singular name discovery gives. Default: the lower-cased kind. */
+  singular?: string;
+  /** The short names discovery gives (`["deploy"]`). Default: `[]` (the defaults have kubectl's: `cm`, `po`, `ns`, `deploy`, `ev`). */
+  shortNames?: string[];
+  /** The categories discovery gives (`["all"]`). Default: `[]`. */
+  categories?: string[];
+  /**
+   * The verbs served (and given by discovery); a request of another verb
+   * gets 405 MethodNotAllowed, as from the real server (`["create"]` for a
+   * resource like `bindings`). Default: `get`, `list`, `watch`, `create`,
+   * `update`, `patch`, `delete`.
+   */
+  verbs?: string[];
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { KubeList, KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KubeClient } from "./kube_client.ts";
 import { resourcePath, type ResourceRef } from "./resource_path.ts";
+import { checkApiResource } from "../discovery/_check_api_resource.ts";
 
 /** The patch types of {@linkcode ResourceClient.patch}, by the content type each is sent as. */
 const PATCH_TYPES: Record<PatchType, string> = {
@@ -151,7 +152,9 @@ function objectOf(what: string, object: unknown): KubeObject {
 
 /**
  * A typed client for one resource, named by the same reference informers
- * use (`{ apiVersion, resource, namespace? }`): `get`, `list`, `create`,
+ * use (`{ apiVersion, resource, namespace? }`, or an `ApiResource` from
+ * discovery, spread to add a namespace: then a namespace on a
+ * cluster-scoped resource is a `TypeError`): `get`, `list`, `create`,
  * `replace`, `patch` (merge, JSON, strategic merge), server-side `apply`
  * and `delete`, each taking a `signal`. Failures reject with a
  * {@linkcode KubeStatusError} (`isNotFound` for a 404, `isAlreadyExists`
@@ -206,6 +209,7 @@ export function resourceClient<T extends KubeObjectLike = KubeObject>(
   const base: ResourceRef = { apiVersion: ref.apiVersion, resource: ref.resource };
   if (ref.namespace) base.namespace = ref.namespace;
   resourcePath(base); // throws a TypeError for a malformed reference
+  checkApiResource("resourceClient", ref, []); // an ApiResource: no namespace if cluster-scoped
 
   const namespaceFor = (what: string, given: string | undefined, object?: KubeObject) => {
     const own = object?.metadata?.namespace || undefined;

@@ -10,6 +10,7 @@ import type { ListerWatcher, ListOptions, WatchOptions } from "./lister_watcher.
 import { resourcePath } from "./resource_path.ts";
 import { serverFeatures } from "./server_features.ts";
 import { watchBatches } from "./watch_stream.ts";
+import { checkApiResource } from "../discovery/_check_api_resource.ts";
 
 /**
  * Options of {@linkcode resourceListerWatcher}.
@@ -124,7 +125,11 @@ function checkList<T extends KubeObjectLike>(
  *
  * @throws {TypeError} when `apiVersion` is neither a core version (`"v1"`)
  *   nor `"GROUP/VERSION"` (a bare group such as `"apps"` is refused: it
- *   would read `/api/apps/...`), or the resource or namespace is malformed.
+ *   would read `/api/apps/...`), or the resource or namespace is malformed,
+ *   or (given an `ApiResource` from discovery) a namespace is given for a
+ *   cluster-scoped resource.
+ * @throws {ResourceVerbError} given an `ApiResource` whose verbs lack
+ *   `list` or `watch`.
  */
 export function resourceListerWatcher<T extends KubeObjectLike = KubeObject>(
   client: KubeClient,
@@ -139,6 +144,7 @@ export function resourceListerWatcher<T extends KubeObjectLike = KubeObject>(
     metadataOnly = false,
     maxEventLength,
   } = options;
+  checkApiResource("resourceListerWatcher", options, ["list", "watch"]);
   const path = resourcePath({ apiVersion, resource, namespace });
 
   const baseQuery = (): URLSearchParams => {
