@@ -17,6 +17,7 @@
  * cluster's ConfigMaps (read-only) for `--seconds`, then compares the store
  * with a fresh consistent list.
  *
+ *   npm run main-job [-- --objects 300 --seconds 8 --server URL]
  *   deno run --allow-net --allow-env --allow-read examples/main_job.ts [--objects 300] [--seconds 8] [--server URL]
  *   node npm/esm/examples/main_job.js   (after `npm run build:npm`)
  *
