@@ -41,18 +41,32 @@ function since(ms: number | undefined): string {
   return ms === undefined ? "none yet" : `${formatDuration(ms)} ago`;
 }
 
-/** The live line for a terminal (written after {@linkcode CLEAR_LINE}, no newline). */
-export function statusLine(s: DemoSnapshot): string {
-  return [
+/**
+ * The live line for a terminal (written after {@linkcode CLEAR_LINE}, no
+ * newline), at most `width - 1` characters so that it never wraps (a
+ * wrapped line cannot be rewritten in place): the full words when they fit,
+ * else a compact form, else the compact form cut.
+ */
+export function statusLine(s: DemoSnapshot, width = 80): string {
+  const rate = Math.round(s.eventsPerSecond);
+  const rv = s.resourceVersion || "-";
+  const full = [
     formatDuration(s.elapsedMs),
     `${s.objects} objects`,
-    `${Math.round(s.eventsPerSecond)} events/s`,
-    `rv ${s.resourceVersion || "-"}`,
+    `${rate} events/s`,
+    `rv ${rv}`,
     `last event ${since(s.sinceLastEventMs)}`,
     `relists ${s.relists}`,
     `reconnects ${s.reconnects}`,
     `faults ${s.faults}`,
   ].join(" · ");
+  const max = Math.max(1, width - 1);
+  if (full.length <= max) return full;
+  const last = s.sinceLastEventMs === undefined ? "-" : formatDuration(s.sinceLastEventMs);
+  const compact =
+    `${formatDuration(s.elapsedMs)} ${s.objects} obj ${rate} ev/s rv ${rv} (${last} ago) ` +
+    `relists ${s.relists} reconn ${s.reconnects} faults ${s.faults}`;
+  return compact.length <= max ? compact : compact.slice(0, max);
 }
 
 /** A progress line without a terminal: `key=value` pairs, with a newline. */

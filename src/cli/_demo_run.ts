@@ -114,6 +114,7 @@ export async function runDemo(
 
     // Output: a live line on a terminal (stderr if it is one, else stdout), plain lines otherwise.
     const live = env.stderrIsTerminal ? env.stderr : env.stdoutIsTerminal ? env.stdout : undefined;
+    const width = Number(env.env("COLUMNS")) || 80; // the shell's width when it exports it
     const startedAt = clock.now();
     const snapshot = (): DemoSnapshot => ({
       elapsedMs: clock.now() - startedAt,
@@ -129,7 +130,7 @@ export async function runDemo(
     });
     let lastLine = "";
     const redraw = () => {
-      if (live) live(CLEAR_LINE + (lastLine = statusLine(snapshot())));
+      if (live) live(CLEAR_LINE + (lastLine = statusLine(snapshot(), width)));
     };
     const log = (text: string) => {
       if (live) live(CLEAR_LINE);

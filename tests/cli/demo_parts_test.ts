@@ -149,9 +149,17 @@ test("the status line, the plain line, durations and tallies", () => {
     faults: 7,
   };
   assert.equal(
-    statusLine(s),
+    statusLine(s, 120),
     "12.3s · 3012 objects · 183 events/s · rv 51234 · last event 0.1s ago · relists 4 · reconnects 9 · faults 7",
   );
+  // Narrower than the full words: the compact form; narrower still: cut, never wrapped.
+  assert.equal(
+    statusLine(s),
+    "12.3s 3012 obj 183 ev/s rv 51234 (0.1s ago) relists 4 reconn 9 faults 7",
+  );
+  assert.equal(statusLine({ ...s, sinceLastEventMs: undefined }, 80).includes("(- ago)"), true);
+  assert.equal(statusLine(s, 21), "12.3s 3012 obj 183 e");
+  assert.equal(statusLine(s, 0), "1");
   assert.equal(
     plainLine({ ...s, sinceLastEventMs: undefined, resourceVersion: "" }),
     "[12.3s] objects=3012 events/s=183 relists=4 reconnects=9 rv=- last-event=none faults=7\n",

@@ -22,7 +22,11 @@ interface FakeEnv {
   abort: () => void;
 }
 
-function fakeEnv(args: string[], terminal: { stdout?: boolean; stderr?: boolean } = {}): FakeEnv {
+function fakeEnv(
+  args: string[],
+  terminal: { stdout?: boolean; stderr?: boolean } = {},
+  vars: Record<string, string> = {},
+): FakeEnv {
   let out = "";
   let err = "";
   const ac = new AbortController();
@@ -33,7 +37,7 @@ function fakeEnv(args: string[], terminal: { stdout?: boolean; stderr?: boolean 
       stderr: (text) => void (err += text),
       stdoutIsTerminal: terminal.stdout ?? false,
       stderrIsTerminal: terminal.stderr ?? false,
-      env: () => undefined,
+      env: (name) => vars[name],
       signal: ac.signal,
     },
     out: () => out,
@@ -240,19 +244,20 @@ test("demo: a store that differs from the server fails the check: exit 1 with th
 
 test("demo: on a terminal, one status line rewritten in place on stderr; Ctrl-C ends the run normally", async () => {
   // A terminal and no --duration: it runs until Ctrl-C (the env's signal), here after 2 s of the clock.
-  const fake = fakeEnv([
-    "--objects",
-    "50",
-    "--rate",
-    "100",
-    "--fault-every",
-    "500ms",
-    "--seed",
-    "9",
-  ], {
-    stdout: true,
-    stderr: true,
-  });
+  const fake = fakeEnv(
+    [
+      "--objects",
+      "50",
+      "--rate",
+      "100",
+      "--fault-every",
+      "500ms",
+      "--seed",
+      "9",
+    ],
+    { stdout: true, stderr: true },
+    { COLUMNS: "200" },
+  );
   const code = await runOnClock(fake, {}, { ms: 2_000, then: fake.abort });
   assert.equal(code, 0, fake.out() + fake.err());
   const out = fake.out();
@@ -283,6 +288,22 @@ test("demo: Ctrl-C before the first sync still ends with the check", async () =>
   assert.equal(code, 0, fake.out() + fake.err());
   assert.match(fake.out(), /\ninterrupted: /);
   assert.match(fake.out(), /\ncheck: store = server \(10 objects/);
+});
+
+test("demo: without COLUMNS, an 80-column terminal is assumed and the compact status line fits it", async () => {
+  const fake = fakeEnv(["--objects", "10", "--duration", "1s", "--fault-every", "0"], {
+    stderr: true,
+  });
+  assert.equal(await runOnClock(fake), 0, fake.out() + fake.err());
+  const updates = fake.err().split("\r\x1b[K").filter((line) => line !== "");
+  assert.ok(updates.length >= 1, fake.err());
+  for (const line of updates) {
+    assert.ok(line.length <= 79, line);
+    assert.match(
+      line,
+      /^\d+\.\ds \d+ obj \d+ ev\/s rv (\d+|-) \((\d+\.\ds|-) ago\) relists \d+ reconn \d+ faults \d+$/,
+    );
+  }
 });
 
 test("demo --help prints the usage and exits 0", async () => {
