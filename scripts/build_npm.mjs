@@ -12,6 +12,7 @@
 //   4. unless --no-test, runs the test suite in Node against that output.
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   cpSync,
   existsSync,
   readdirSync,
@@ -127,11 +128,14 @@ const pkg = {
   keywords: ["kubernetes", "k8s", "reflector", "informer", "watch", "list-watch", "client-go", "deno", "bun", "edge", "cloudflare-workers"],
   type: "module",
   main: "./esm/mod.js",
+  // The command-line program (cli.ts): `npx kube-reflector get deploy -A`.
+  bin: { "kube-reflector": "./esm/cli.js" },
   types: "./esm/mod.d.ts",
   exports: exportsMap,
   files: [
     ...Object.values(exportsMap).flatMap((e) => e.default ? [e.default.replace(/^\.\/|\.js$/g, "") + ".*"] : []),
     "esm/src/",
+    "esm/cli.js",
     "README.md",
     "LICENSE",
   ],
@@ -148,6 +152,11 @@ const pkg = {
   sideEffects: false,
 };
 writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+// The bin: Node's shebang instead of cli.ts's Deno one, and executable.
+const cliJs = join(out, "esm/cli.js");
+const cliText = readFileSync(cliJs, "utf8").replace(/^#!.*\n/, "");
+writeFileSync(cliJs, `#!/usr/bin/env node\n${cliText}`);
+chmodSync(cliJs, 0o755);
 cpSync(join(root, "README.md"), join(out, "README.md"));
 cpSync(join(root, "LICENSE"), join(out, "LICENSE"));
 if (existsSync(join(root, "tests/kubeconfig/fixtures"))) {

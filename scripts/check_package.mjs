@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Checks the packages as people install them (issue 10, items 1-4):
 //   - packs npm/ (built by scripts/build_npm.mjs; built here with --no-test when missing),
+//     checks the `kube-reflector` bin (in the tarball with Node's shebang, linked, and running
+//     with the documented exit codes),
 //     installs the tarball into a fresh temporary project and there checks that every entry
 //     point loads with `require` (Node 20.19+/22.12+ require ESM) and with `import`, that
 //     Node without require(esm) gets ERR_REQUIRE_ESM (what the docs promise older Node), that
@@ -140,8 +142,10 @@ try {
   );
   const missing = targets.map((t) => t.replace(/^\.\//, "")).filter((t) => !tarFiles.has(t));
   check("every export target is in the tarball", missing.length === 0, missing.join(", "));
+  const binTargets = Object.values(pkg.bin ?? {}).map((t) => t.replace(/^\.\//, ""));
   const stray = [...tarFiles].filter((f) =>
     !/^(LICENSE|README\.md|package\.json)$/.test(f) && !f.startsWith("esm/src/") &&
+    !binTargets.includes(f) &&
     !targets.some((t) =>
       f.replace(/\.(js|d\.ts)$/, "") === t.replace(/^\.\//, "").replace(/\.(js|d\.ts)$/, "")
     )
@@ -150,6 +154,30 @@ try {
     "the tarball holds only the library (no tests, examples, benchmarks, scripts)",
     stray.length === 0,
     stray.slice(0, 5).join(", "),
+  );
+
+  // ---- the command-line program (the `kube-reflector` bin) ----
+  const binPath = join(project, "node_modules/.bin/kube-reflector");
+  const binTarget = binTargets.length === 1 ? join(installedDir, binTargets[0]) : "";
+  check(
+    "bin kube-reflector: in the tarball, Node's shebang, linked into node_modules/.bin",
+    pkg.bin?.["kube-reflector"] === "./esm/cli.js" && tarFiles.has("esm/cli.js") &&
+      existsSync(binTarget) && readFileSync(binTarget, "utf8").startsWith("#!/usr/bin/env node\n") &&
+      existsSync(binPath),
+    JSON.stringify(pkg.bin),
+  );
+  const [binHelp, binFail, binUsage] = await Promise.all([
+    run(binPath, ["--help"], { cwd: project }),
+    run(binPath, ["get", "configmaps", "--server", "http://127.0.0.1:9"], { cwd: project }),
+    run(binPath, ["get", "configmaps", "--no-such-flag"], { cwd: project }),
+  ]);
+  const oneLine = (r) => /^kube-reflector: /.test(r.stderr) && !/\n\s+at /.test(r.stderr);
+  check(
+    "the installed bin runs: --help exits 0, an unreachable server 1, a bad flag 2, errors without stack",
+    binHelp.status === 0 && /^kube-reflector: watch, get/.test(binHelp.stdout) &&
+      binFail.status === 1 && oneLine(binFail) && binUsage.status === 2 && oneLine(binUsage),
+    `--help ${binHelp.status}, unreachable ${binFail.status}: ${tail(binFail.stderr, 2)}, ` +
+      `bad flag ${binUsage.status}: ${tail(binUsage.stderr, 2)}`,
   );
 
   // ---- metadata ----

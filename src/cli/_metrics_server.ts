@@ -66,17 +66,18 @@ export async function serveMetrics(
       ? metricsResponse(registry)
       : new Response("not found: try /metrics\n", { status: 404 });
   if (deno?.serve) {
-    const { promise, resolve } = Promise.withResolvers<number>();
-    const server = deno.serve({
-      port,
-      hostname: "127.0.0.1",
-      onListen: (addr: { port: number }) => resolve(addr.port),
-    }, handler);
-    const bound = await promise;
+    let server: { shutdown(): Promise<void> } | undefined;
+    const bound = await new Promise<number>((resolve) => {
+      server = deno.serve({
+        port,
+        hostname: "127.0.0.1",
+        onListen: (addr: { port: number }) => resolve(addr.port),
+      }, handler);
+    });
     return {
       url: `http://127.0.0.1:${bound}/metrics`,
       close: async () => {
-        await server.shutdown();
+        await server!.shutdown();
       },
     };
   }
