@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "../_test.ts";
 import { FakeApiServer } from "../../testkit.ts";
 import { cliMain } from "../../src/cli/cli_main.ts";
@@ -131,7 +134,7 @@ test("an unreachable server or a missing kubeconfig exits 1 with one line, no st
   assert.match(env.err, /^kube-reflector: cannot load the in-cluster configuration: /);
 });
 
-test("Ctrl-C: a get interrupted exits 130; a watch ended by it exits 0", async () => {
+test("Ctrl-C: a get or changes interrupted exits 130; a watch ended by it exits 0", async () => {
   const server = await FakeApiServer.start();
   try {
     server.inject({
@@ -148,7 +151,21 @@ test("Ctrl-C: a get interrupted exits 130; a watch ended by it exits 0", async (
     assert.equal(env.out, "");
     assert.equal(env.err, "");
 
-    const since = server.requests.at(-1)!.seq;
+    let since = server.requests.at(-1)!.seq;
+    const dir = await mkdtemp(join(tmpdir(), "cli-interrupt-"));
+    try {
+      env = fakeEnv(["changes", "cm", "--state", dir, "--server", server.url]);
+      done = cliMain(env);
+      await server.waitForRequests((r) => r.path.endsWith("/configmaps"), { since });
+      env.interrupt();
+      assert.equal(await done, 130);
+      assert.equal(env.out, "");
+      assert.equal(env.err, "");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+
+    since = server.requests.at(-1)!.seq;
     env = fakeEnv(["watch", "cm", "--server", server.url]);
     done = cliMain(env);
     await server.waitForRequests((r) => r.path.endsWith("/configmaps"), { since });
