@@ -73,7 +73,7 @@ rewriteNpmSpecifiers(join(out, "esm"));
 //    depend on the consumer's `lib` (DOM) or `types`: each declaration naming one imports it from
 //    `src/_web_types.d.ts` (scripts/web_types.d.ts), which is the consumer's global type where
 //    it has one and a structural stand-in otherwise. scripts/check_consumer_types.mjs proves it.
-const WEB_TYPES = ["AbortSignal", "URL", "URLSearchParams", "ReadableStream", "Response", "Headers", "HeadersInit", "fetch"];
+const WEB_TYPES = ["AbortSignal", "URL", "URLSearchParams", "ReadableStream", "Request", "Response", "Headers", "HeadersInit", "fetch"];
 const webTypesFile = join(out, "esm/src/_web_types.d.ts");
 cpSync(join(root, "scripts/web_types.d.ts"), webTypesFile);
 const isCommentLine = (line) => /^\s*(\*|\/\*|\/\/)/.test(line);

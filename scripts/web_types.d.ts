@@ -28,6 +28,9 @@ export type ReadableStream<R = any> = G extends { ReadableStream: { prototype: i
 /** The global `Response`, or its members. */
 export type Response = G extends { Response: { prototype: infer T } } ? T : ResponseShape;
 
+/** The global `Request`, or its members (what a handler of requests reads). */
+export type Request = G extends { Request: { prototype: infer T } } ? T : RequestShape;
+
 /** The global `Headers`, or its members. */
 export type Headers = G extends { Headers: { prototype: infer T } } ? T : HeadersShape;
 
@@ -105,6 +108,19 @@ interface ResponseShape {
   readonly url: string;
   readonly redirected: boolean;
   readonly headers: Headers;
+  readonly body: ReadableStream<Uint8Array> | null;
+  readonly bodyUsed: boolean;
+  arrayBuffer(): Promise<ArrayBuffer>;
+  // deno-lint-ignore no-explicit-any
+  json(): Promise<any>;
+  text(): Promise<string>;
+}
+
+interface RequestShape {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Headers;
+  readonly signal: AbortSignal;
   readonly body: ReadableStream<Uint8Array> | null;
   readonly bodyUsed: boolean;
   arrayBuffer(): Promise<ArrayBuffer>;
