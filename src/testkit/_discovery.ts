@@ -72,13 +72,14 @@ export function aggregatedDocument(
   for (const [group, versions] of groupsOf(resources)) {
     if ((group === "") !== (root === "api")) continue;
     items.push({
-      // the core group's item has no name
-      metadata: group ? { name: group, creationTimestamp: null } : { creationTimestamp: null },
+      // as 1.37 writes them: the core group's item has no name
+      metadata: group ? { name: group } : {},
       versions: [...versions].map(([v, list]) => ({
         version: v,
         resources: list.map((r) => ({
           resource: r.resource,
-          responseKind: { group, version: v, kind: r.kind },
+          // 1.37 leaves group and version empty for built-in resources
+          responseKind: { group: "", version: "", kind: r.kind },
           scope: r.namespaced ? "Namespaced" : "Cluster",
           singularResource: r.singular,
           verbs: [...r.verbs].sort(),
@@ -142,7 +143,8 @@ export function apiResourceListDocument(
   if (!list) return undefined;
   return {
     kind: "APIResourceList",
-    apiVersion: "v1",
+    // 1.20 writes no apiVersion in /api/v1's list, "v1" in the groups'
+    ...(group ? { apiVersion: "v1" } : {}),
     groupVersion: group ? `${group}/${version}` : version,
     resources: list.map((r) => ({
       name: r.resource,

@@ -33,6 +33,9 @@ import type {
  * server-side apply (JSON bodies, `fieldManager` required) are served as
  * merge patches (apply: create or merge), so lists are replaced, never
  * merged by key, and no field ownership or apply conflict exists.
+ * Discovery documents list every served resource (see the `discovery`
+ * option: the aggregated form when asked, or only the legacy forms of
+ * 1.20); a verb a resource does not list in its `verbs` gets 405.
  *
  * @example Serve objects and read them back over HTTP
  * ```ts
@@ -125,7 +128,7 @@ export class FakeApiServer {
     return this.#s.watchesOpened;
   }
 
-  /** Serves one more resource (see {@linkcode ResourceDefinition}). */
+  /** Serves one more resource (see {@linkcode ResourceDefinition}); discovery lists it from now on. */
   addResource(definition: ResourceDefinition): void {
     this.#s.registry.add(definition);
   }

@@ -143,7 +143,7 @@ test("parseAggregatedDiscovery: the core group (name absent or empty) at /api; v
     apiVersion: "apidiscovery.k8s.io/v2beta1",
     metadata: {},
     items: [{
-      metadata: { creationTimestamp: null },
+      metadata: {}, // as 1.37 writes the core group
       versions: [{
         version: "v1",
         resources: [

@@ -56,6 +56,7 @@ test("FakeApiServer serves the legacy discovery documents of every resource, add
     assert.deepEqual(versions.versions, ["v1"]);
     const core = await (await get("/api/v1")).json();
     assert.equal(core.kind, "APIResourceList");
+    assert.equal(core.apiVersion, undefined); // as 1.20 writes /api/v1
     assert.equal(core.groupVersion, "v1");
     assert.deepEqual(core.resources.map((r: { name: string }) => r.name), [
       "configmaps",
@@ -136,7 +137,7 @@ test("FakeApiServer serves the aggregated documents when the Accept header asks 
         version: "v1",
         resources: [{
           resource: "deployments",
-          responseKind: { group: "apps", version: "v1", kind: "Deployment" },
+          responseKind: { group: "", version: "", kind: "Deployment" }, // as 1.37 writes it
           scope: "Namespaced",
           singularResource: "deployment",
           verbs: VERBS,
@@ -148,7 +149,7 @@ test("FakeApiServer serves the aggregated documents when the Accept header asks 
     }
     const core = await (await get("/api", KUBECTL)).json();
     assert.equal(core.items.length, 1);
-    assert.deepEqual(core.items[0].metadata, { creationTimestamp: null }); // the core group: no name
+    assert.deepEqual(core.items[0].metadata, {}); // the core group: no name
     const ns = core.items[0].versions[0].resources.find((r: { resource: string }) =>
       r.resource === "namespaces"
     );
