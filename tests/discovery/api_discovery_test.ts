@@ -319,3 +319,82 @@ test("ApiDiscovery options are validated", () => {
   assert.throws(() => new ApiDiscovery(client, { clock: {} as ManualClock }), TypeError);
   assert.throws(() => new ApiDiscovery(undefined as unknown as KubeClient), TypeError);
 });
+
+/** A fetch that holds each answer of `/apis`, read at once, until released (or its signal aborts). */
+function gatedFetch() {
+  const held: Array<() => void> = [];
+  const fetchFn: typeof fetch = async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    if (url.pathname !== "/apis") return await fetch(input, init);
+    const body = await (await fetch(input, init)).text();
+    await new Promise<void>((resolve, reject) => {
+      const signal = init?.signal;
+      const onAbort = () => reject(signal?.reason);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      held.push(() => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      });
+    });
+    return new Response(body, { headers: { "content-type": "application/json" } });
+  };
+  return {
+    fetch: fetchFn,
+    /** `/apis` requests held so far. */
+    arrived: () => held.length,
+    /** Lets the `index`th held request (0: the first) go on. */
+    release: (index: number) => held[index](),
+  };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 1));
+}
+
+test("concurrent refreshes: the one started last wins, whichever ends first", async () => {
+  await withServer({}, async (server) => {
+    const gate = gatedFetch();
+    const api = new ApiDiscovery(new KubeClient({ server: server.url, fetch: gate.fetch }));
+    // the older ends first
+    const older = api.refresh();
+    await until(() => gate.arrived() === 1);
+    server.addResource(WIDGETS);
+    const newer = api.refresh();
+    await until(() => gate.arrived() === 2);
+    gate.release(0);
+    await older;
+    assert.equal(api.find("widgets"), undefined);
+    gate.release(1);
+    await newer;
+    assert.equal(api.find("widgets")?.kind, "Widget");
+
+    // the newer ends first: the older, ending later, does not replace it
+    const stale = api.refresh();
+    await until(() => gate.arrived() === 3);
+    server.addResource({ ...WIDGETS, resource: "gadgets", kind: "Gadget", shortNames: [] });
+    const fresh = api.refresh();
+    await until(() => gate.arrived() === 4);
+    gate.release(3);
+    await fresh;
+    assert.equal(api.find("gadgets")?.kind, "Gadget");
+    gate.release(2);
+    await stale;
+    assert.equal(api.find("gadgets")?.kind, "Gadget");
+  });
+});
+
+test("resolve: a miss joining a refresh that another caller aborts reads for itself", async () => {
+  await withServer({}, async (server) => {
+    const gate = gatedFetch();
+    const api = new ApiDiscovery(new KubeClient({ server: server.url, fetch: gate.fetch }));
+    const ac = new AbortController();
+    const aborted = api.refresh({ signal: ac.signal });
+    await until(() => gate.arrived() === 1);
+    const resolving = api.resolve("deploy"); // joins the refresh under way
+    ac.abort(new Error("stop"));
+    await assert.rejects(aborted, /stop/);
+    await until(() => gate.arrived() === 2); // its own read
+    gate.release(1);
+    assert.equal((await resolving).resource, "deployments");
+  });
+});
