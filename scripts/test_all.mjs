@@ -30,7 +30,7 @@ const steps = [
   ["package check (npm tarball, npm and JSR publish dry runs)", process.execPath, [join(root, "scripts/check_package.mjs")]],
   // Every ts/js code block of the README and of the docs pages that have any, run as a program on
   // Node (the npm build) and Deno against the test API server (blocks fenced `ts ignore` are listed, not run).
-  ["README examples (Node and Deno)", process.execPath, [join(root, "scripts/check_readme.mjs"), "README.md", "docs/controllers.md", "docs/testkit.md", "docs/checkpoints.md", "docs/connecting.md", "docs/edge.md", "docs/informers.md", "docs/install.md", "docs/metrics.md", "docs/typescript.md"]],
+  ["README examples (Node and Deno)", process.execPath, [join(root, "scripts/check_readme.mjs"), "README.md", "docs/controllers.md", "docs/discovery.md", "docs/testkit.md", "docs/checkpoints.md", "docs/connecting.md", "docs/edge.md", "docs/informers.md", "docs/install.md", "docs/metrics.md", "docs/typescript.md"]],
   // Bun (devDependency @oven/bun-linux-x64, binary inside the package) against the npm build; no binary = failure.
   ["bun smoke (npm build on Bun)", join(root, "node_modules/@oven/bun-linux-x64/bin/bun"), ["tests/bun/bun_smoke.mjs"]],
   // workerd (devDependency @cloudflare/workerd-linux-64, binary inside the package) runs the npm build's core unbundled; Node drives it.
