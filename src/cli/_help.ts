@@ -18,8 +18,9 @@ const SELECTION =
       --field-selector SEL   a field selector (status.phase=Running)`;
 
 const EXIT_CODES =
-  `Exit codes: 0 ok; 1 failure (server unreachable, request refused, catch-up failed);
-  2 usage error (bad flag, missing argument); 3 unknown resource or verb not served;
+  `Exit codes: 0 ok; 1 failure (server unreachable, request refused, catch-up failed,
+  an unknown resource while some API groups could not be discovered);
+  2 usage error (bad flag, missing argument, NAME with -A); 3 unknown resource or verb not served;
   130 interrupted by Ctrl-C (get, changes).`;
 
 const OUTPUT =
@@ -72,7 +73,8 @@ export const GET_HELP = `Usage: kube-reflector get RESOURCE [NAME] [flags]
 
 Lists the objects (in pages of 500) and prints them. With -o table, the server's
 columns (a Table list, as kubectl asks); without a server Table: NAMESPACE, NAME and AGE.
-A long list shows its progress on stderr when stderr is a terminal.
+A long list shows its progress on stderr when stderr is a terminal. With NAME, one GET
+of that object (the get permission suffices; no selector with NAME).
 
 ${SELECTION}
 ${OUTPUT}
@@ -100,5 +102,7 @@ ${CONNECTION}
 
 ${EXIT_CODES}
 A run that could not catch up within the budget, or could not save its checkpoint,
-prints what it got and exits 1; the next run goes on from what was saved.
+prints what it got and exits 1; the next run goes on from what was saved. At least
+once: the checkpoint is saved only after every line was written; a run whose output
+cannot be written (a closed pipe) exits 1 and the next run prints those changes again.
 `;

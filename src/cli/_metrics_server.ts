@@ -56,11 +56,31 @@ export interface MetricsServer {
 // deno-lint-ignore no-explicit-any
 const deno = (globalThis as any).Deno;
 
-/** Serves `registry` on 127.0.0.1:`port` (0: any free port) at `/metrics`. */
+/** True for "address already in use" (Deno's `AddrInUse`, Node's `EADDRINUSE`). */
+function isAddrInUse(err: unknown): boolean {
+  const e = err as { name?: unknown; code?: unknown } | null;
+  return e?.name === "AddrInUse" || e?.code === "EADDRINUSE";
+}
+
+/**
+ * Serves `registry` on 127.0.0.1:`port` (0: any free port) at `/metrics`;
+ * a port in use rejects with `--metrics-port PORT: address already in use`.
+ */
 export async function serveMetrics(
   port: number,
   registry: PromRegistryLike,
 ): Promise<MetricsServer> {
+  try {
+    return await listen(port, registry);
+  } catch (err) {
+    if (isAddrInUse(err)) {
+      throw new Error(`--metrics-port ${port}: address already in use`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+async function listen(port: number, registry: PromRegistryLike): Promise<MetricsServer> {
   const handler = (req: Request) =>
     new URL(req.url).pathname === "/metrics"
       ? metricsResponse(registry)

@@ -1,7 +1,8 @@
 /**
  * The {@linkcode CliEnv} of this process, on Deno or Node: its arguments,
  * stdout and stderr (a closed pipe, as under `| head`, ends the program
- * quietly), the environment, and a signal that aborts on the first Ctrl-C
+ * quietly, except under `writeStdout`, which reports it to the command),
+ * the environment, and a signal that aborts on the first Ctrl-C
  * (SIGINT) or SIGTERM; a second one exits at once with 130. Only the
  * command line's entry point (cli.ts) uses it.
  *
@@ -37,6 +38,10 @@ export function processCliEnv(): CliEnv {
         Deno.exit(0); // the reader went away (a closed pipe)
       }
     };
+    const writeStdout = async (text: string) => {
+      let bytes = encoder.encode(text);
+      while (bytes.length > 0) bytes = bytes.subarray(await Deno.stdout.write(bytes));
+    };
     for (const name of ["SIGINT", "SIGTERM"]) {
       try {
         Deno.addSignalListener(name, onSignal);
@@ -45,6 +50,7 @@ export function processCliEnv(): CliEnv {
     return {
       args: Deno.args,
       stdout: writer(Deno.stdout),
+      writeStdout,
       stderr: writer(Deno.stderr),
       stdoutIsTerminal: Deno.stdout.isTerminal(),
       stderrIsTerminal: Deno.stderr.isTerminal(),
@@ -59,17 +65,26 @@ export function processCliEnv(): CliEnv {
     };
   }
   const process = g.process;
+  // once a command writes through writeStdout, stdout's failures are its to handle
+  let stdoutChecked = false;
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (err: { code?: string }) => {
+      if (stream === process.stdout && stdoutChecked) return; // the write's callback has it
       if (err.code === "EPIPE") process.exit(0);
       throw err;
     });
   }
+  const writeStdout = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      stdoutChecked = true;
+      process.stdout.write(text, (err?: Error | null) => err ? reject(err) : resolve());
+    });
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   return {
     args: process.argv.slice(2),
     stdout: (text) => void process.stdout.write(text),
+    writeStdout,
     stderr: (text) => void process.stderr.write(text),
     stdoutIsTerminal: process.stdout.isTTY === true,
     stderrIsTerminal: process.stderr.isTTY === true,

@@ -1,7 +1,9 @@
 /**
  * How every command ends: its exit code, and its error on stderr as
  * `kube-reflector: <message>` (no stack trace): 2 for a usage error (with a
- * pointer to `--help`), 3 for an unknown resource or a refused verb, the
+ * pointer to `--help`), 3 for an unknown resource or a refused verb (1
+ * when the discovery could not read some group versions: the name may be
+ * theirs, so it is not known to be a typo), the
  * command's own code when Ctrl-C ended it (`watch`: 0; `get`, `changes`:
  * 130), 1 for anything else.
  *
@@ -54,7 +56,9 @@ export async function runCommand(
     }
     if (err instanceof UnknownResourceError || err instanceof ResourceVerbError) {
       printError(env, err.message);
-      return EXIT.unknownResource;
+      // an incomplete discovery (a group version down) proves no typo: a failure
+      const incomplete = err instanceof UnknownResourceError && err.failedGroups.length > 0;
+      return incomplete ? EXIT.failure : EXIT.unknownResource;
     }
     if (env.signal.aborted) return options.interruptedCode;
     printError(env, errorMessage(err));

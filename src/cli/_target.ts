@@ -65,11 +65,31 @@ export function resourceArgs(
   return { resource, name };
 }
 
-/** Connects, resolves the resource and decides the namespace. */
+/** How a command opens its target. */
+export interface OpenTargetOptions {
+  command: string;
+  /** The verb the resource must serve. */
+  verb: string;
+  /** The verb it must serve when NAME is given (`get`'s GET of one object: `"get"`). Default: `verb`. */
+  verbWithName?: string;
+  /** Whether NAME may be given. */
+  allowName: boolean;
+  /**
+   * True: NAME with `-l` or `--field-selector` is a usage error, as in
+   * kubectl (`get` reads NAME with a GET, which takes no selector).
+   */
+  nameExcludesSelectors?: boolean;
+  resolve: ResolveResource;
+}
+
+/**
+ * Connects, resolves the resource and decides the namespace. NAME of a
+ * namespaced resource with `-A` is a usage error, as in kubectl.
+ */
 export async function openTarget(
   env: CliEnv,
   parsed: ParsedFlags,
-  options: { command: string; verb: string; allowName: boolean; resolve: ResolveResource },
+  options: OpenTargetOptions,
 ): Promise<Target> {
   const { command } = options;
   const args = resourceArgs(parsed, command, options.allowName);
@@ -79,6 +99,12 @@ export async function openTarget(
   if (ns === "") throw new UsageError("--namespace is empty", command);
   for (const flag of ["selector", "field-selector"]) {
     if (v.get(flag) === "") throw new UsageError(`--${flag} is empty`, command);
+  }
+  if (
+    options.nameExcludesSelectors && args.name !== undefined &&
+    (v.has("selector") || v.has("field-selector"))
+  ) {
+    throw new UsageError("name cannot be provided when a selector is specified", command);
   }
   const conn = await connect(
     {
@@ -91,9 +117,16 @@ export async function openTarget(
   );
   try {
     const resource = await options.resolve(conn.client, args.resource, {
-      verb: options.verb,
+      verb: args.name === undefined ? options.verb : options.verbWithName ?? options.verb,
       signal: env.signal,
     });
+    if (args.name !== undefined && all && resource.namespaced) {
+      // kubectl's refusal: one name may be many objects across namespaces
+      throw new UsageError(
+        "a resource cannot be retrieved by name across all namespaces",
+        command,
+      );
+    }
     // kubectl: -A wins over -n; a cluster-scoped resource ignores both.
     const namespace = !resource.namespaced || all ? undefined : ns ?? conn.namespace;
     const fieldSelector = [

@@ -5,7 +5,10 @@
  * checkpoint in DIR (a file per resource and selection, created if
  * missing), exits 0. The first run has no checkpoint: every object is
  * printed as ADDED (said on stderr). A catch-up that fails, runs out of
- * budget or cannot save exits 1 with the reason on stderr.
+ * budget or cannot save exits 1 with the reason on stderr. Delivery is at
+ * least once: the catch-up's saves are staged, and committed to DIR only
+ * once every line has been written; a run whose output cannot be written
+ * (a closed pipe) exits 1 and leaves the checkpoint where it was.
  *
  * @module
  */
@@ -24,6 +27,7 @@ import { openTarget, type ResolveResource, resourceLabel, TARGET_FLAGS } from ".
 import { UsageError } from "./_usage_error.ts";
 import { defaultResolve } from "./_default_resolve.ts";
 import { withKindOf } from "./_with_kind.ts";
+import { StagedCheckpointStorage } from "./_staged_checkpoint_storage.ts";
 
 /** Internals tests set. */
 export interface ChangesInternals {
@@ -95,8 +99,10 @@ export function runChanges(env: CliEnv, internals: ChangesInternals = {}): Promi
         labelSelector: target.labelSelector,
         fieldSelector: target.fieldSelector,
       });
+      // the saves wait until the changes are written: at least once
+      const storage = new StagedCheckpointStorage(fileCheckpointStorage(dir));
       const result = await catchUp<KubeObject>(lw, {
-        storage: fileCheckpointStorage(dir),
+        storage,
         key: checkpointKey(resource, target),
         budgetMs,
         expectedKind: resource.kind,
@@ -118,15 +124,32 @@ export function runChanges(env: CliEnv, internals: ChangesInternals = {}): Promi
           `listed again (${result.listed}): the changes printed are the difference from the checkpoint`,
         );
       }
-      env.stdout(
-        result.changes.map((c) => eventLine(TYPES[c.type], withKindOf(resource, c.object)))
-          .join(""),
+      const text = result.changes
+        .map((c) => eventLine(TYPES[c.type], withKindOf(resource, c.object)))
+        .join("");
+      try {
+        await writeAll(env, text);
+      } catch (err) {
+        printError(
+          env,
+          `stdout closed before every change was written; the checkpoint was not advanced (${
+            errorMessage(err)
+          })`,
+        );
+        return EXIT.failure;
+      }
+      const saveError = result.saveError ?? await storage.commit({ signal: env.signal }).then(
+        () => undefined,
+        (err) => {
+          env.signal.throwIfAborted();
+          return err ?? new Error("unknown error");
+        },
       );
-      if (result.saveError !== undefined) {
+      if (saveError !== undefined) {
         printError(
           env,
           `the checkpoint could not be saved (${
-            errorMessage(result.saveError)
+            errorMessage(saveError)
           }): the next run prints these changes again`,
         );
         return EXIT.failure;
@@ -150,4 +173,15 @@ export function runChanges(env: CliEnv, internals: ChangesInternals = {}): Promi
       await conn.close();
     }
   });
+}
+
+/**
+ * Writes `text` to stdout and resolves once it is written; rejects when it
+ * cannot be (through `writeStdout` where the environment has it, else
+ * `stdout`, whose throw is the failure).
+ */
+async function writeAll(env: CliEnv, text: string): Promise<void> {
+  if (text === "") return;
+  if (env.writeStdout) await env.writeStdout(text);
+  else env.stdout(text);
 }

@@ -11,6 +11,15 @@ export interface CliEnv {
   args: readonly string[];
   /** Writes text to standard output as is (add "\n" yourself). */
   stdout(text: string): void;
+  /**
+   * Optional: writes text to standard output and resolves once it has been
+   * written (handed to the OS); rejects when it cannot be (a closed pipe, a
+   * full disk). Unlike `stdout`, whose closed pipe ends the process quietly,
+   * a failure is the caller's to handle: `changes` uses it so that a run
+   * whose output was lost does not advance its checkpoint. Without it,
+   * commands use `stdout` and treat its throw as the failure.
+   */
+  writeStdout?(text: string): Promise<void>;
   /** Writes text to standard error as is (add "\n" yourself). */
   stderr(text: string): void;
   /** Whether standard output is a terminal. */

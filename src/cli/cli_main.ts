@@ -27,6 +27,7 @@ function withArgs(env: CliEnv, args: readonly string[]): CliEnv {
   return {
     args,
     stdout: (text) => env.stdout(text),
+    ...(env.writeStdout ? { writeStdout: (text: string) => env.writeStdout!(text) } : {}),
     stderr: (text) => env.stderr(text),
     stdoutIsTerminal: env.stdoutIsTerminal,
     stderrIsTerminal: env.stderrIsTerminal,

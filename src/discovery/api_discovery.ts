@@ -207,7 +207,8 @@ export class ApiDiscovery {
    * {@linkcode ApiDiscovery.find}, and on a miss, one refresh (when none
    * started within `refreshIntervalMs`, or joining one under way) and
    * `find` again. Rejects with an {@linkcode UnknownResourceError} (with
-   * the closest names) when the name is still unknown, with a
+   * the closest names, and the group versions the discovery could not
+   * read, which the name may belong to) when the name is still unknown, with a
    * {@linkcode ResourceVerbError} when `options.verb` is given and the
    * resource does not serve it, with the refresh's typed error
    * (`KubeStatusError`, `KubeNetworkError`) when it fails, and with
@@ -227,7 +228,7 @@ export class ApiDiscovery {
       await this.#refreshOnMiss(signal);
       found = this.find(name);
     }
-    if (!found) throw new UnknownResourceError(name, this.suggest(name));
+    if (!found) throw new UnknownResourceError(name, this.suggest(name), this.#failed);
     if (verb !== undefined && !found.verbs.includes(verb)) {
       throw new ResourceVerbError(found, verb);
     }

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "../_test.ts";
 import { FakeApiServer } from "../../testkit.ts";
-import type { KubeObject } from "../../mod.ts";
+import { discover, KubeClient, type KubeObject } from "../../mod.ts";
 import { runGet } from "../../src/cli/get.ts";
+import type { ResolveResource } from "../../src/cli/_target.ts";
 import { fakeEnv } from "./_fake_env.ts";
 import { startTableFront } from "./_table_front.ts";
 
@@ -234,4 +235,138 @@ contexts: [{ name: dev, context: { cluster: dev, user: me, namespace: kube-syste
       await rm(dir, { recursive: true, force: true });
     }
   });
+});
+
+test("get RESOURCE NAME reads the object with one GET: it needs only the get verb (a list would be refused)", async () => {
+  await withServer(async (server) => {
+    // a Role with resourceNames allows get of one object, never list
+    server.inject({
+      verb: "list",
+      resource: "configmaps",
+      times: Infinity,
+      fault: { kind: "status", code: 403 },
+    });
+    const verbs: string[] = [];
+    const env = fakeEnv(["cm", "a", "-o", "name", "--server", server.url]);
+    const code = await runGet(env, {
+      resolve: async (client, name, options) => {
+        verbs.push(options.verb);
+        return await (await discover(client)).resolve(name, options);
+      },
+    });
+    assert.equal(env.err, "");
+    assert.equal(code, 0);
+    assert.equal(env.out, "configmap/a\n");
+    assert.deepEqual(verbs, ["get"], "the resource must serve get (not list)");
+    const reads = server.requests.filter((r) => r.path.includes("/configmaps"));
+    assert.deepEqual(reads.map((r) => `${r.verb} ${r.path}`), [
+      "get /api/v1/namespaces/default/configmaps/a",
+    ]);
+  });
+});
+
+test("get RESOURCE NAME -o table GETs a Table (or prints NAME and AGE from a plain object); a 404 is not found, exit 1", async () => {
+  await withServer(async (server, { a }) => {
+    const front = await startTableFront(server.url);
+    try {
+      const env = fakeEnv(["cm", "a", "-o", "wide", "--server", front.url]);
+      assert.equal(await runGet(env), 0, env.err);
+      assert.equal(env.out, "NAME   DATA   AGE   LABELS\na      1      5m    app=web\n");
+      assert.equal(front.tables, 1);
+    } finally {
+      await front.close();
+    }
+    const env = fakeEnv(["cm", "a", "--server", server.url]); // the test kit: no Tables
+    assert.equal(await runGet(env, { now: () => created(a) + 5 * MIN }), 0, env.err);
+    assert.equal(env.out, "NAME   AGE\na      5m\n");
+    const gets = server.requests.filter((r) =>
+      r.path === "/api/v1/namespaces/default/configmaps/a"
+    );
+    assert.ok(gets.every((r) => r.verb === "get"));
+
+    const missing = fakeEnv(["deploy", "nope", "-n", "prod", "-o", "json", "--server", server.url]);
+    assert.equal(await runGet(missing), 1);
+    assert.equal(missing.out, "");
+    assert.equal(
+      missing.err,
+      'kube-reflector: deployments.apps "nope" not found in prod namespace\n',
+    );
+  });
+});
+
+test("get NAME -A is a usage error for a namespaced resource, as in kubectl (one name may be many objects)", async () => {
+  await withServer(async (server) => {
+    server.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "a", namespace: "kube-system" },
+    });
+    const env = fakeEnv(["cm", "a", "-A", "-o", "json", "--server", server.url]);
+    assert.equal(await runGet(env), 2);
+    assert.equal(env.out, "");
+    assert.match(
+      env.err,
+      /^kube-reflector: a resource cannot be retrieved by name across all namespaces\nRun 'kube-reflector get --help' for usage\.\n$/,
+    );
+    // a cluster-scoped resource has no namespaces: -A is moot, as in kubectl
+    server.create({ apiVersion: "v1", kind: "Namespace", metadata: { name: "prod" } });
+    const ns = fakeEnv(["ns", "prod", "-A", "-o", "name", "--server", server.url]);
+    assert.equal(await runGet(ns), 0, ns.err);
+    assert.equal(ns.out, "namespace/prod\n");
+  });
+});
+
+test("get NAME with a selector is a usage error, as in kubectl (a GET takes none)", async () => {
+  await withServer(async (server) => {
+    for (const flag of [["-l", "app=web"], ["--field-selector", "metadata.namespace=default"]]) {
+      const env = fakeEnv(["cm", "a", ...flag, "--server", server.url]);
+      assert.equal(await runGet(env), 2);
+      assert.match(
+        env.err,
+        /^kube-reflector: name cannot be provided when a selector is specified\n/,
+      );
+    }
+  });
+});
+
+test("get of a name unknown while a group version's discovery failed says which, and exits 1 (not 3: maybe no typo)", async () => {
+  const server = await FakeApiServer.start({ discovery: "legacy" });
+  try {
+    const down = "/apis/coordination.k8s.io/v1"; // an aggregated API that is down
+    const client = new KubeClient({
+      server: server.url,
+      fetch: (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        if (url.pathname !== down) return fetch(input, init);
+        const status = {
+          kind: "Status",
+          status: "Failure",
+          message: "service unavailable",
+          code: 503,
+        };
+        return Promise.resolve(
+          new Response(JSON.stringify(status), {
+            status: 503,
+            headers: { "content-type": "application/json" },
+          }),
+        );
+      },
+    });
+    const resolve: ResolveResource = async (_client, name, options) =>
+      await (await discover(client)).resolve(name, options);
+    let env = fakeEnv(["leases", "-A", "--server", server.url]);
+    assert.equal(await runGet(env, { resolve }), 1);
+    assert.match(
+      env.err,
+      /^kube-reflector: the server doesn't have a resource type "leases" \(discovery failed for coordination\.k8s\.io\/v1: .*service unavailable.*\)\n$/,
+    );
+    // a name known elsewhere still resolves; a typo's code stays 3 when discovery was complete
+    env = fakeEnv(["cm", "-A", "-o", "name", "--server", server.url]);
+    assert.equal(await runGet(env, { resolve }), 0, env.err);
+    env = fakeEnv(["leasez", "-A", "--server", server.url]);
+    assert.equal(await runGet(env), 3);
+    assert.doesNotMatch(env.err, /discovery failed/);
+  } finally {
+    await server.close();
+  }
 });

@@ -6,6 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runtime, test } from "../_test.ts";
 import { FakeApiServer } from "../../testkit.ts";
@@ -131,4 +134,65 @@ test("the program exits 0/1/2/3 as documented, with one-line errors and no stack
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^kube-reflector: .*network error/);
   noStack(r);
+});
+
+/** Runs the program with its stdout closed from the start (a reader that went away). */
+async function runStdoutClosed(args: string[]): Promise<Ran> {
+  if (runtime === "deno") {
+    const child = new g.Deno.Command(command[0], {
+      args: [...command[1], ...args],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    await child.stdout.cancel(); // closes the pipe's read end
+    const [stderr, status] = await Promise.all([
+      new Response(child.stderr).text(),
+      child.status,
+    ]);
+    return { code: status.code, stdout: "", stderr };
+  }
+  return await new Promise((resolve, reject) => {
+    const child = spawn(command[0], [...command[1], ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...g.process.env, NO_COLOR: "1" },
+    });
+    child.stdout.destroy(); // closes the pipe's read end
+    let stderr = "";
+    child.stderr.on("data", (d: Uint8Array) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout: "", stderr }));
+  });
+}
+
+test("changes with its stdout closed exits 1 and keeps the checkpoint; the next run prints those changes", async () => {
+  const server = await FakeApiServer.start();
+  const dir = await mkdtemp(join(tmpdir(), "cli-program-"));
+  try {
+    const cm = (name: string) => ({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name, namespace: "app" },
+    });
+    const args = ["changes", "cm", "-n", "app", "--state", dir, "--server", server.url];
+    server.create(cm("a"));
+    let r = await run(args);
+    assert.equal(r.code, 0, r.stderr);
+    server.create(cm("b"));
+    r = await runStdoutClosed(args);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /^kube-reflector: stdout closed before every change was written; the checkpoint was not advanced/m,
+    );
+    noStack(r);
+    r = await run(args);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^\{"type":"ADDED","object":\{.*"name":"b"/);
+    assert.equal(r.stdout.split("\n").length, 2, "b alone");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+    await server.close();
+  }
 });

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { test } from "../_test.ts";
 import { FakeApiServer } from "../../testkit.ts";
 import type { KubeObject } from "../../mod.ts";
@@ -181,4 +183,53 @@ test("watch --metrics-port without prom-client exits 2 with a clear message", as
   assert.equal(code, 2);
   assert.match(env.err, /^kube-reflector: --metrics-port needs the prom-client package/);
   assert.match(env.err, /npm install prom-client/);
+});
+
+test("watch NAME -A is a usage error for a namespaced resource, as in kubectl", async () => {
+  const server = await FakeApiServer.start();
+  try {
+    server.create(cm("a", "x"));
+    server.create(cm("a", "y"));
+    const env = fakeEnv(["cm", "a", "-A", "-o", "name", "--server", server.url]);
+    let settled = false;
+    const done = runWatch(env).finally(() => (settled = true));
+    await until(() => settled || env.out !== "", "the refusal");
+    if (!settled) {
+      env.interrupt();
+      await done;
+      assert.fail(`watched every namespace's "a" instead of refusing: ${env.out}`);
+    }
+    assert.equal(await done, 2);
+    assert.match(
+      env.err,
+      /^kube-reflector: a resource cannot be retrieved by name across all namespaces\n/,
+    );
+    assert.ok(!server.requests.some((r) => r.path.includes("/configmaps")), "nothing read");
+  } finally {
+    await server.close();
+  }
+});
+
+test("watch --metrics-port on a port in use exits 1 naming the flag and the port", async () => {
+  const server = await FakeApiServer.start();
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));
+  try {
+    const port = (busy.address() as AddressInfo).port;
+    const env = fakeEnv([
+      "cm",
+      "-o",
+      "name",
+      "--metrics-port",
+      String(port),
+      "--server",
+      server.url,
+    ]);
+    assert.equal(await runWatch(env), 1);
+    assert.equal(env.out, "");
+    assert.equal(env.err, `kube-reflector: --metrics-port ${port}: address already in use\n`);
+  } finally {
+    await new Promise<void>((resolve) => busy.close(() => resolve()));
+    await server.close();
+  }
 });

@@ -258,6 +258,37 @@ test("a group version that fails (an aggregated API down: 503) is skipped and re
   });
 });
 
+test("an unknown name while a group version failed: the UnknownResourceError names the group and why, and lists it", async () => {
+  await withServer({ discovery: "legacy" }, async (server) => {
+    const client = new KubeClient({
+      server: server.url,
+      fetch: fetchWith({ "/apis/coordination.k8s.io/v1": status503 }),
+    });
+    const api = await discover(client, { refreshIntervalMs: Infinity });
+    await assert.rejects(api.resolve("leases"), (err) => {
+      assert.ok(err instanceof UnknownResourceError);
+      const [failure] = api.failedGroups;
+      assert.deepEqual(err.failedGroups, [failure]);
+      assert.equal(
+        err.message,
+        `the server doesn't have a resource type "leases" (discovery failed for coordination.k8s.io/v1: ${failure.error.message})`,
+      );
+      assert.match(err.message, /service unavailable/);
+      return true;
+    });
+    // a complete discovery: no failed groups in the error
+    const full = await discover(new KubeClient({ server: server.url }), {
+      refreshIntervalMs: Infinity,
+    });
+    await assert.rejects(full.resolve("leasez"), (err) => {
+      assert.ok(err instanceof UnknownResourceError);
+      assert.deepEqual(err.failedGroups, []);
+      assert.doesNotMatch(err.message, /discovery failed/);
+      return true;
+    });
+  });
+});
+
 test("an aggregated group version listed as Stale is skipped and reported in failedGroups", async () => {
   await withServer({}, async (server) => {
     const stale = () =>
