@@ -24,15 +24,24 @@
 //   runs them all at once on the same events (see benchmarks/peer/_driver.ts).
 //   The watch workloads (throughput, side-by-side) run twice: each contender
 //   with its own heap, then every heap padded to the same size (--heap-mib).
+//   `million` syncs 1,000,000 ConfigMaps (100,000 with --quick) paginated and
+//   by a streaming list, every contender with the same --max-old-space-size;
+//   `informers` runs 50 and 500 informers (10 and 50 with --quick) in one
+//   process each, on Node over HTTP/2 and HTTP/1.1, on Deno
+//   (node_modules/.bin/deno, the TypeScript sources) and client-node's,
+//   against a TLS server with h2 (benchmarks/peer/_h2_server.ts; a throwaway
+//   CA and server certificate made with openssl in a temporary folder).
 //
 // Options: --runs N, --quick (small sizes, 1 run), --only w1,w2 (workloads:
-// sync, pods, throughput, side-by-side, latency, relist), --runs-100k N (runs at 100k
-// objects; default: --runs), --no-build, --update, --write, --no-write,
+// sync, pods, throughput, side-by-side, latency, relist, million, informers),
+// --runs-100k N (runs at 100k objects; default: --runs), --runs-1m N (runs of
+// million; default 1), --runs-informers N (runs of informers; default 1),
+// --no-build, --update, --write, --no-write,
 // --report FILE (render an earlier run's raw results; no measuring).
 // Not part of `npm test`: a benchmark, with no pass/fail.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { cpus, freemem, homedir, loadavg, release, totalmem } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, freemem, homedir, loadavg, release, tmpdir, totalmem } from "node:os";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { aggregate, chartSvg, markdown, printTables } from "../benchmarks/peer/_report.mjs";
@@ -49,6 +58,8 @@ const KNOWN = [
   "quick",
   "only",
   "runs-100k",
+  "runs-1m",
+  "runs-informers",
   "no-build",
   "update",
   "write",
@@ -56,7 +67,7 @@ const KNOWN = [
   "report",
   "help",
 ];
-const WITH_VALUE = ["runs", "only", "runs-100k", "report"];
+const WITH_VALUE = ["runs", "only", "runs-100k", "runs-1m", "runs-informers", "report"];
 for (let i = 0; i < argv.length; i++) {
   const name = argv[i].replace(/^--/, "");
   if (!argv[i].startsWith("--") || !KNOWN.includes(name)) {
@@ -74,7 +85,16 @@ if (flag("help")) {
 const quick = flag("quick");
 const runs = Number(value("runs", quick ? 1 : 3));
 const runs100k = Number(value("runs-100k", runs));
-for (const [name, n] of [["runs", runs], ["runs-100k", runs100k]]) {
+const runs1m = Number(value("runs-1m", 1));
+const runsInformers = Number(value("runs-informers", 1));
+for (
+  const [name, n] of [
+    ["runs", runs],
+    ["runs-100k", runs100k],
+    ["runs-1m", runs1m],
+    ["runs-informers", runsInformers],
+  ]
+) {
   if (!Number.isInteger(n) || n < 1 || n > 50) {
     console.error(`bench:peer: --${name} must be a whole number from 1 to 50`);
     process.exit(2);
@@ -112,7 +132,7 @@ function formatOutputs() {
 const replayFile = value("report", "");
 if (replayFile) {
   const raw = JSON.parse(readFileSync(replayFile, "utf8"));
-  const agg = aggregate(raw.workloads, raw.results);
+  const agg = aggregate(raw.workloads, raw.results, raw.failures);
   printTables(agg, raw.machine, raw.failures);
   if (flag("write")) {
     writeFileSync(join(root, "benchmarks/peer/chart.svg"), chartSvg(agg));
@@ -196,6 +216,41 @@ const C = {
   },
   watcher: { name: "us:watcher", file: "contender_us.js", args: ["--mode", "watcher"] },
   peer: { name: "peer", file: "contender_peer.js", args: ["--client-node", peerEntry] },
+  reflectorStream: {
+    name: "us:reflector+stream",
+    file: "contender_us.js",
+    args: ["--mode", "reflector", "--streaming"],
+  },
+  informerStream: {
+    name: "us:informer+stream",
+    file: "contender_us.js",
+    args: ["--mode", "informer", "--streaming"],
+  },
+};
+// The informers workload's contenders: contender_informers.ts on Node (built) or Deno (its source).
+const denoBin = join(root, "node_modules/.bin/deno");
+const I = {
+  h2: {
+    name: "us:informers-h2",
+    file: "contender_informers.js",
+    args: ["--client", "us", "--http2", "true"],
+  },
+  h1: {
+    name: "us:informers-h1",
+    file: "contender_informers.js",
+    args: ["--client", "us", "--http2", "false"],
+  },
+  deno: {
+    name: "us:informers-deno",
+    deno: true,
+    file: "contender_informers.ts",
+    args: ["--client", "us", "--http2", "true"],
+  },
+  peer: {
+    name: "peer:informers",
+    file: "contender_informers.js",
+    args: ["--client", "peer", "--client-node", peerEntry],
+  },
 };
 const syncSizes = quick ? [1_000, 5_000] : [1_000, 10_000, 20_000, 100_000];
 const latencyRates = quick
@@ -208,6 +263,12 @@ const watchExtra = ["--events", String(watchEvents), "--warmup", String(watchWar
 // The heap every contender of the padded watch workloads starts from: above
 // what any contender's code takes (client-node's is about 31 MB).
 const paddedHeapMiB = 64;
+// million: every contender gets this heap limit (the baseline holds about 1.3 GB at 1M ConfigMaps).
+const millionObjects = quick ? 100_000 : 1_000_000;
+const millionHeapArgs = ["--max-old-space-size=8192"];
+// informers: [resources, namespaces] per count, and the windows measured.
+const informerCounts = quick ? [[2, 5], [2, 25]] : [[2, 25], [20, 25]];
+const informerWindowMs = quick ? 5_000 : 20_000;
 const workloads = [
   ...syncSizes.map((n) => ({
     group: "sync",
@@ -296,12 +357,63 @@ const workloads = [
     runs,
     contenders: [C.baseline, C.reflector, C.informer, C.peer],
   },
+  {
+    group: "million",
+    id: `million-${millionObjects / 1000}k`,
+    title: `Initial sync, ${
+      millionObjects.toLocaleString("en")
+    } ConfigMaps, paginated and by a streaming list`,
+    workload: "sync",
+    resource: "configmaps",
+    objects: millionObjects,
+    runs: runs1m,
+    nodeArgs: millionHeapArgs,
+    timeoutMs: 900_000,
+    contenders: [
+      C.baseline,
+      C.reflector,
+      C.informer,
+      C.reflectorStream,
+      C.informerStream,
+      C.peer,
+    ],
+  },
+  ...informerCounts.map(([resources, namespaces]) => ({
+    group: "informers",
+    id: `informers-${resources * namespaces}`,
+    title:
+      `${resources * namespaces} informers (${resources} resources × ${namespaces} namespaces), ` +
+      "idle and under a trickle of 10 events/s, over TLS",
+    workload: "informers",
+    informers: resources * namespaces,
+    resources,
+    namespaces,
+    perWatch: 4,
+    windowMs: informerWindowMs,
+    trickleRate: 10,
+    runs: runsInformers,
+    extra: [
+      "--resources",
+      String(resources),
+      "--namespaces",
+      String(namespaces),
+      "--per-watch",
+      "4",
+      "--idle-ms",
+      String(informerWindowMs),
+      "--trickle-ms",
+      String(informerWindowMs),
+      "--trickle-rate",
+      "10",
+    ],
+    contenders: [I.h2, I.h1, I.deno, I.peer],
+  })),
 ].filter((w) => only.length === 0 || only.includes(w.group) || only.includes(w.id));
 if (workloads.length === 0) {
   console.error(
     `bench:peer: --only ${
       only.join(",")
-    } matches no workload (sync, pods, throughput, side-by-side, latency, relist)`,
+    } matches no workload (sync, pods, throughput, side-by-side, latency, relist, million, informers)`,
   );
   process.exit(1);
 }
@@ -322,6 +434,134 @@ function startServer() {
   });
 }
 
+/**
+ * A throwaway CA and a server certificate for 127.0.0.1, made with openssl
+ * in a temporary folder (as tests/kubeconfig/_pki.ts does); removed at exit.
+ */
+function makePki() {
+  const dir = mkdtempSync(join(tmpdir(), "bench-peer-pki-"));
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  const openssl = (args) => {
+    const r = spawnSync("openssl", args, { cwd: dir, encoding: "utf8" });
+    if (r.status !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr || r.error}`);
+  };
+  openssl([
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.crt",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=bench-peer-ca",
+  ]);
+  openssl([
+    "req",
+    ...ec,
+    "-keyout",
+    "server.key",
+    "-out",
+    "server.csr",
+    "-subj",
+    "/CN=kube-apiserver",
+  ]);
+  writeFileSync(
+    join(dir, "server.ext"),
+    "subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n",
+  );
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "server.ext",
+  ]);
+  return {
+    dir,
+    ca: join(dir, "ca.crt"),
+    cert: join(dir, "server.crt"),
+    key: join(dir, "server.key"),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** The TLS + h2 server of the informers workload, in its own process: `{ child, url, control }`. */
+function startH2Server(pki) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(nodeBin, [
+      join(dist, "_h2_server.js"),
+      "--cert",
+      pki.cert,
+      "--key",
+      pki.key,
+      "--max-streams",
+      "100",
+    ], { stdio: ["ignore", "pipe", "inherit"] });
+    let out = "";
+    child.stdout.on("data", (d) => {
+      out += d;
+      const m = /LISTENING (\S+) (\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1], control: m[2] });
+    });
+    child.on("exit", (code) => reject(new Error(`h2 server exited (${code})`)));
+  });
+}
+
+/** The command that runs `contender` for workload `w`: [program, arguments]. */
+function contenderCommand(contender, w, url, more) {
+  if (w.workload === "informers") {
+    const args = [
+      ...contender.args,
+      "--server",
+      h2.url,
+      "--control",
+      h2.control,
+      "--ca",
+      pki.ca,
+      ...(w.extra ?? []),
+    ];
+    if (contender.deno) {
+      return [denoBin, [
+        "run",
+        "-A",
+        "--v8-flags=--expose-gc",
+        join(root, "benchmarks/peer", contender.file),
+        ...args,
+      ]];
+    }
+    return [nodeBin, ["--expose-gc", join(dist, contender.file), ...args]];
+  }
+  return [nodeBin, [
+    "--expose-gc",
+    ...(w.nodeArgs ?? []),
+    join(dist, contender.file),
+    ...contender.args,
+    "--server",
+    url,
+    "--workload",
+    w.workload,
+    "--resource",
+    w.resource,
+    "--objects",
+    String(w.objects),
+    ...(w.extra ?? []),
+    ...more,
+  ]];
+}
+
 async function control(url, name, params) {
   const res = await fetch(`${url}/bench/${name}?${new URLSearchParams(params)}`, {
     method: "POST",
@@ -335,23 +575,9 @@ async function control(url, name, params) {
  * prints READY (or, failing that, when it exits).
  */
 function runContender(contender, w, url, more = [], onReady = () => {}, onSpawn = () => {}) {
-  const args = [
-    "--expose-gc",
-    join(dist, contender.file),
-    ...contender.args,
-    "--server",
-    url,
-    "--workload",
-    w.workload,
-    "--resource",
-    w.resource,
-    "--objects",
-    String(w.objects),
-    ...(w.extra ?? []),
-    ...more,
-  ];
+  const [bin, args] = contenderCommand(contender, w, url, more);
   return new Promise((resolve) => {
-    const child = spawn(nodeBin, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
     onSpawn(child);
     let out = "";
     let err = "";
@@ -360,7 +586,7 @@ function runContender(contender, w, url, more = [], onReady = () => {}, onSpawn 
       if (/^READY$/m.test(out)) onReady("ready");
     });
     child.stderr.on("data", (d) => (err += d));
-    const timer = setTimeout(() => child.kill("SIGKILL"), 600_000);
+    const timer = setTimeout(() => child.kill("SIGKILL"), w.timeoutMs ?? 600_000);
     child.on("exit", (code, signal) => {
       clearTimeout(timer);
       onReady("exited");
@@ -382,6 +608,9 @@ if (loadStart[0] > 1) {
   );
 }
 const { child: server, url } = await startServer();
+// The informers workload's TLS server, started only when that workload runs.
+const pki = workloads.some((w) => w.workload === "informers") ? makePki() : undefined;
+const h2 = pki ? await startH2Server(pki) : undefined;
 log(
   `server at ${url}; ${workloads.length} workloads, ${runs} run(s) each${
     runs100k !== runs ? ` (${runs100k} at 100k objects)` : ""
@@ -448,7 +677,13 @@ try {
       const k = w.contenders.length;
       const order = w.contenders.map((_, i) => w.contenders[(i + run) % k]);
       for (const c of order) {
-        const reset = await control(url, "reset", { resource: w.resource, objects: w.objects });
+        const reset = w.workload === "informers"
+          ? await control(h2.control, "reset", {
+            resources: w.resources,
+            namespaces: w.namespaces,
+            perWatch: w.perWatch,
+          })
+          : await control(url, "reset", { resource: w.resource, objects: w.objects });
         record(w, c, run, reset, await runContender(c, w, url));
       }
     }
@@ -456,6 +691,8 @@ try {
   }
 } finally {
   server.kill("SIGTERM");
+  h2?.child.kill("SIGTERM");
+  pki?.cleanup();
 }
 
 // ---------- 4. report ----------
@@ -475,13 +712,15 @@ const machine = {
   command: `npm run bench:peer${argv.length ? ` -- ${argv.join(" ")}` : ""}`,
   runs,
   runs100k,
+  runs1m,
+  runsInformers,
   quick,
   elapsedS,
 };
 const rawFile = join(cache, `results-${machine.date.replace(/[:.]/g, "-")}.json`);
 writeFileSync(rawFile, JSON.stringify({ machine, workloads, results, failures }, null, 1));
 log(`raw results: ${rawFile}`);
-const agg = aggregate(workloads, results);
+const agg = aggregate(workloads, results, failures);
 printTables(agg, machine, failures);
 if (write) {
   writeFileSync(join(root, "benchmarks/peer/chart.svg"), chartSvg(agg));

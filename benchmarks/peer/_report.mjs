@@ -10,6 +10,8 @@ const COLORS = {
   "us:informer": "#4fa3d9",
   "us:watcher": "#2a9d8f",
   "us:informer+drop": "#7fc8a9",
+  "us:reflector+stream": "#163f70",
+  "us:informer+stream": "#2f7fb0",
   peer: "#e8702a",
 };
 const LABELS = {
@@ -18,7 +20,13 @@ const LABELS = {
   "us:informer": "us: Informer (namespace index, handler)",
   "us:informer+drop": "us: Informer + dropManagedFields",
   "us:watcher": "us: bare watcher → Map",
+  "us:reflector+stream": "us: Reflector + Indexer(namespace), streaming list",
+  "us:informer+stream": "us: Informer, streaming list",
   peer: "client-node informer",
+  "us:informers-h2": "us: Informers on Node, HTTP/2 (`http2` default)",
+  "us:informers-h1": "us: Informers on Node, `http2: false` (HTTP/1.1)",
+  "us:informers-deno": "us: Informers on Deno (`Deno.createHttpClient`)",
+  "peer:informers": "client-node informers (Node)",
 };
 
 /** median, min, max of numbers (NaN-free). */
@@ -71,6 +79,20 @@ const METRICS = {
     ...COST_METRICS,
   ],
   latency: [["maxRate", "higher"]],
+  informers: [
+    ["syncMs", "lower"],
+    ["connections", "lower"],
+    ["accepted", "lower"],
+    ["h2Connections", "lower"],
+    ["idleRssBytes", "lower"],
+    ["idleHeapBytes", "lower"],
+    ["idleCpuMsPerMin", "lower"],
+    ["trickleRssBytes", "lower"],
+    ["trickleHeapBytes", "lower"],
+    ["trickleCpuMsPerMin", "lower"],
+    ["trickleEventsSeen", "higher"],
+    ["trickleEvents", "higher"],
+  ],
 };
 
 function derive(r) {
@@ -87,7 +109,7 @@ function derive(r) {
 }
 
 /** Per workload and contender: each metric's stat, and the stat of its per-run ratio to the baseline. */
-export function aggregate(workloads, rawResults) {
+export function aggregate(workloads, rawResults, failures = []) {
   const results = rawResults.map(derive);
   return workloads.map((w) => {
     const mine = results.filter((r) => r.id === w.id);
@@ -124,7 +146,8 @@ export function aggregate(workloads, rawResults) {
     });
     const bytesPerObject = mine[0]?.bytesPerObject;
     const managedFieldsBytesPerObject = mine[0]?.managedFieldsBytesPerObject;
-    return { ...w, contenders, bytesPerObject, managedFieldsBytesPerObject };
+    const failed = failures.filter((f) => f.workload === w.id);
+    return { ...w, contenders, bytesPerObject, managedFieldsBytesPerObject, failed };
   });
 }
 
@@ -200,18 +223,67 @@ function syncTable(w) {
     w.contenders.map((c) => {
       const m = c.metrics;
       const b = c.name === BASE;
+      if (!m.syncMs) {
+        const failed = (w.failed ?? []).some((f) => f.contender === c.name);
+        return [
+          LABELS[c.name] ?? c.name,
+          failed ? "**could not sync** (below)" : "—",
+          ...Array(6).fill("—"),
+        ];
+      }
       return [
         LABELS[c.name] ?? c.name,
         cell(m.syncMs, "ms"),
         ratioCell(m.syncMs.ratio, b),
         cell(m.heapBytes, "MiB"),
-        ratioCell(m.heapBytes.ratio, b),
+        ratioCell(m.heapBytes?.ratio, b),
         cell(m.peakRssBytes, "MiB"),
-        ratioCell(m.peakRssBytes.ratio, b),
+        ratioCell(m.peakRssBytes?.ratio, b),
         cell(m.rssBeforeBytes, "MiB"),
       ];
     }),
   );
+}
+
+/** What failed in a workload, with the error, for its section (a contender that could not run is said so, not left out). */
+function failedNote(w) {
+  if (!w.failed?.length) return "";
+  return "\n\n" +
+    w.failed.map((f) =>
+      `- **${LABELS[f.contender] ?? f.contender} failed** (run ${f.run + 1}): \`${
+        f.error.replace(/`/g, "'").slice(0, 600)
+      }\``
+    ).join("\n");
+}
+
+/**
+ * Heap per object as the slope between the 20k and 100k syncs, per run:
+ * (heap at 100k − heap at 20k) / 80k, as a ratio to the baseline's slope of
+ * the same run; the median over the runs both sizes have. Fixed costs (code,
+ * buffers) cancel out.
+ */
+export function heapSlopes(agg) {
+  const a = agg.find((w) => w.id === "sync-20000");
+  const b = agg.find((w) => w.id === "sync-100000");
+  if (!a || !b) return undefined;
+  const heap = (w, name, run) =>
+    w.contenders.find((c) => c.name === name)?.results.find((r) => r.run === run)?.heapBytes;
+  const out = {};
+  for (const c of b.contenders) {
+    const slopes = [];
+    const ratios = [];
+    for (const r of c.results) {
+      const h20 = heap(a, c.name, r.run);
+      const base20 = heap(a, BASE, r.run);
+      const base100 = heap(b, BASE, r.run);
+      if (h20 === undefined || base20 === undefined || base100 === undefined) continue;
+      const slope = (r.heapBytes - h20) / (b.objects - a.objects);
+      slopes.push(slope);
+      ratios.push(slope / ((base100 - base20) / (b.objects - a.objects)));
+    }
+    if (slopes.length) out[c.name] = { bytes: stat(slopes), ratio: stat(ratios) };
+  }
+  return out;
 }
 
 function podsNote(w) {
@@ -484,6 +556,53 @@ function targetsTable(agg) {
       );
     }
   }
+  const slopes = heapSlopes(agg);
+  if (slopes) {
+    const peer = slopes.peer?.ratio?.median;
+    for (const c of ["us:reflector", "us:informer"]) {
+      const v = slopes[c]?.ratio?.median;
+      if (v === undefined) continue;
+      const bytes = slopes[c].bytes.median;
+      rows.push([
+        `heap per object: slope of heap after sync from 20k to 100k (${
+          bytes.toFixed(0)
+        } B per object; client-node ${
+          slopes.peer ? slopes.peer.bytes.median.toFixed(0) : "—"
+        } B, baseline ${slopes[BASE]?.bytes.median.toFixed(0) ?? "—"} B)`,
+        LABELS[c],
+        `${v.toFixed(3)}×`,
+        "≤ client-node's",
+        peer === undefined ? "—" : v <= peer ? "met" : "**missed**",
+        peer === undefined ? "—" : `${peer.toFixed(3)}×`,
+        peer === undefined ? "—" : v < peer ? "yes" : "**no**",
+      ]);
+    }
+  }
+  for (const w of agg.filter((x) => x.group === "million")) {
+    const peer = ratio(w, "peer", "heapBytes");
+    const size = `${w.objects >= 1_000_000 ? `${w.objects / 1_000_000}M` : `${w.objects / 1000}k`}`;
+    for (
+      const [c, how] of [
+        ["us:reflector", "paginated"],
+        ["us:informer", "paginated"],
+        ["us:reflector+stream", "streaming list"],
+        ["us:informer+stream", "streaming list"],
+      ]
+    ) {
+      add(`heap after sync, ${size}, ${how}`, c, ratio(w, c, "heapBytes"), 1.05, false, peer);
+    }
+    if (peer === undefined && w.failed?.some((f) => f.contender === "peer")) {
+      rows.push([
+        `heap after sync, ${size}`,
+        LABELS.peer,
+        "—",
+        "—",
+        "—",
+        "could not sync (see its section)",
+        "—",
+      ]);
+    }
+  }
   for (const n of [10_000, 100_000]) {
     const w = find(`sync-${n}`);
     for (const c of ["us:reflector", "us:informer"]) {
@@ -570,12 +689,136 @@ function targetsTable(agg) {
   ], rows);
 }
 
+function informersSection(w) {
+  const maxStreams = w.contenders.flatMap((c) => c.results).find((r) => r.maxConcurrentStreams)
+    ?.maxConcurrentStreams;
+  const t = table(
+    [
+      "contender",
+      "time until all synced",
+      "connections open",
+      "accepted (h2)",
+      "idle: RSS",
+      "heap",
+      "CPU per minute",
+      `${w.trickleRate} events/s: RSS`,
+      "heap",
+      "CPU per minute",
+      "events seen",
+    ],
+    w.contenders.map((c) => {
+      const m = c.metrics;
+      if (!m.syncMs) return [LABELS[c.name] ?? c.name, "**failed** (below)", ...Array(9).fill("—")];
+      return [
+        LABELS[c.name] ?? c.name,
+        cell(m.syncMs, "ms"),
+        cell(m.connections, "count"),
+        `${cell(m.accepted, "count")} (${cell(m.h2Connections, "count")})`,
+        cell(m.idleRssBytes, "MiB"),
+        cell(m.idleHeapBytes, "MiB"),
+        cell(m.idleCpuMsPerMin, "ms"),
+        cell(m.trickleRssBytes, "MiB"),
+        cell(m.trickleHeapBytes, "MiB"),
+        cell(m.trickleCpuMsPerMin, "ms"),
+        `${cell(m.trickleEventsSeen, "count")} of ${cell(m.trickleEvents, "count")}`,
+      ];
+    }),
+  );
+  return t + "\n\n" +
+    `One process per contender holds ${w.informers} informers, one per resource and namespace ` +
+    `(${w.resources} resources × ${w.namespaces} namespaces, ${w.perWatch} small objects each), ` +
+    "against a TLS server in its own process (`benchmarks/peer/_h2_server.ts`: `node:http2` " +
+    "`createSecureServer` with `allowHTTP1`, so ALPN picks h2 or HTTP/1.1; a throwaway CA and " +
+    "server certificate made with openssl for the run) advertising " +
+    `\`maxConcurrentStreams\` ${maxStreams ?? 100}, what kube-apiserver advertises by default ` +
+    "(`--http2-max-streams-per-connection` 0 means 100 in k8s.io/apiserver's `secure_serving.go`). " +
+    "Ours connect through the kubeconfig entry point with the CA (`loadKubeConfig`; on Node an " +
+    "undici `Agent`, with the `http2` option at its default or `false`; on Deno " +
+    "`Deno.createHttpClient`, running the TypeScript sources); client-node's through its " +
+    "`KubeConfig` with the same CA and `makeInformer` per watch. Connections are counted by the " +
+    "server: TCP connections open 1 s after every informer has synced, and accepted since the " +
+    "start (h2: those whose TLS handshake chose h2). Then an idle window and a window with MODIFIED " +
+    `events at ${w.trickleRate}/s spread round-robin over every watch, ${
+      (w.windowMs / 1000).toFixed(0)
+    } s each: CPU is the process's user + system time over the window, scaled to a minute; RSS ` +
+    "at the end of the window; heap is `heapUsed` after forced GCs minus the heap before the " +
+    "informers started (their code already loaded). The server sends a BOOKMARK to each watch " +
+    "every 60 s, about kube-apiserver's pace.";
+}
+
+/** One row per count × state × contender of the informers workload. */
+function informersTable(agg) {
+  const ws = agg.filter((w) => w.workload === "informers");
+  if (!ws.length) return "";
+  const rows = [];
+  for (const w of ws) {
+    for (const state of ["idle", "trickle"]) {
+      for (const c of w.contenders) {
+        const m = c.metrics;
+        if (!m.syncMs) {
+          rows.push([
+            `${w.informers}`,
+            state,
+            LABELS[c.name] ?? c.name,
+            (w.failed ?? []).some((f) => f.contender === c.name)
+              ? "**failed** (see its section)"
+              : "—",
+            ...Array(4).fill("—"),
+          ]);
+          continue;
+        }
+        rows.push([
+          `${w.informers}`,
+          state === "idle" ? "idle" : `${w.trickleRate} events/s`,
+          LABELS[c.name] ?? c.name,
+          `${cell(m.connections, "count")} (h2: ${cell(m.h2Connections, "count")} of ${
+            cell(m.accepted, "count")
+          } accepted)`,
+          cell(m[`${state}RssBytes`], "MiB"),
+          cell(m[`${state}HeapBytes`], "MiB"),
+          cell(m[`${state}CpuMsPerMin`], "ms"),
+          cell(m.syncMs, "ms"),
+        ]);
+      }
+    }
+  }
+  return table([
+    "informers",
+    "state",
+    "contender",
+    "connections open (server side)",
+    "RSS",
+    "heap after GC (own)",
+    "CPU per minute",
+    "time until all synced",
+  ], rows);
+}
+
 function sections(agg) {
   const out = [];
   for (const w of agg) {
     let body = "";
     if (w.workload === "sync") {
       body = syncTable(w) + (w.group === "pods" ? `\n\n${podsNote(w)}` : "");
+      if (w.group === "million") {
+        body += failedNote(w) + "\n\n" +
+          `Every contender runs with \`${
+            (w.nodeArgs ?? []).join(" ")
+          }\` (the same heap limit for all). ` +
+          "The server generates each object as it writes it (from `_objects.ts`; it never holds the " +
+          "list or the stream whole). Paginated: 500 objects a page from `resourceVersion=0`, the " +
+          "baseline, our Reflector and Informer, and client-node's informer (its list function pages " +
+          "through the generated API and hands the informer one list). Streaming list: our Reflector " +
+          "and Informer with `useStreamingList: true` (the reflector's default), one watch with " +
+          "`sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true` answered " +
+          "as kube-apiserver ≥ 1.27 does: an ADDED event per object, then a BOOKMARK annotated " +
+          '`k8s.io/initial-events-end: "true"`; synced at that bookmark. Ratios of both are to the ' +
+          "paginated baseline of the same run. A contender that cannot sync at all (out of memory, " +
+          "a string longer than V8 allows) is listed with its error.";
+      }
+    }
+    if (w.workload === "informers") {
+      body = informersSection(w) + failedNote(w);
     }
     if (w.workload === "throughput") {
       body = throughputTable(w) + costTable(w) +
@@ -639,7 +882,9 @@ function machineLine(machine) {
     : `load average ${machine.loadavg[0].toFixed(2)} at the end`;
   const runs = `${machine.runs} interleaved run(s) per workload` +
     (machine.runs100k !== machine.runs ? `, ${machine.runs100k} at 100k objects` : "") +
-    `, ${machine.runs * 2} of watch throughput and of side by side`;
+    `, ${machine.runs * 2} of watch throughput and of side by side` +
+    (machine.runs1m !== undefined ? `, ${machine.runs1m} of 1M objects` : "") +
+    (machine.runsInformers !== undefined ? `, ${machine.runsInformers} of many informers` : "");
   return `${machine.date.slice(0, 10)}; ${machine.nproc} CPUs (${machine.cpuModel}), ` +
     `${machine.memoryGiB.toFixed(1)} GiB memory, Linux ${machine.kernel}, ${load}; ` +
     `Node ${machine.node}; @kubernetes/client-node ${machine.clientNode}; ` +
@@ -650,7 +895,9 @@ function machineLine(machine) {
 export function printTables(agg, machine, failures) {
   console.log(`\n## Peer benchmark — ${machineLine(machine)}\n`);
   const targets = targetsTable(agg);
-  if (targets) console.log(`### Targets of issue 9\n\n${targets}\n`);
+  if (targets) console.log(`### Targets of issues 9 and 30\n\n${targets}\n`);
+  const inf = informersTable(agg);
+  if (inf) console.log(`### Many informers (issue 30)\n\n${inf}\n`);
   for (const s of sections(agg)) console.log(`${s}\n`);
   if (failures.length) {
     console.log("### Failures\n");
@@ -679,14 +926,18 @@ counted), serving the same bytes to all. The contenders:
   watch body split on newlines into \`JSON.parse\`; an ERROR 410 relists into a new \`Map\`. What a
   hand-written client costs, with no error handling: the floor.
 - **us: Reflector + Indexer(namespace)**: \`Reflector\` into an \`Indexer\` with \`namespaceIndexFunc\`,
-  paginated as the reflector lists by default (500 a page at \`resourceVersion=0\`; the server, like
-  kube-apiserver before 1.27, has no streaming list, so \`useStreamingList: false\` saves one refused request).
+  paginated (500 a page at \`resourceVersion=0\`, \`useStreamingList: false\`, as the baseline and
+  client-node list); the 1M workload also syncs it by a streaming list (\`useStreamingList: true\`, the
+  default), which the server serves as kube-apiserver ≥ 1.27 does.
 - **us: Informer**: \`Informer\` with the namespace index and one handler (\`onAdd\`, \`onUpdate\`,
   \`onDelete\`); synced once the cache has synced *and* the handler has seen every initial add.
 - **us: bare watcher**: \`watcher()\` events into a \`Map\` (watch workloads only).
 - **client-node informer**: \`makeInformer\` over its \`ListWatch\` (\`@kubernetes/client-node\` ${machine.clientNode}),
   its list function paging through the generated \`CoreV1Api\` list 500 at a time (the informer
   itself takes one list promise); synced when \`start()\` resolves (list applied, every add handler called).
+- **many informers** (50 and 500 in one process, over TLS): our Informers through the kubeconfig entry
+  point on Node with HTTP/2 (the \`http2\` option's default) and with \`http2: false\`, on Deno, and
+  client-node's informers; see their section.
 
 Figures are medians over the runs with their spread (min–max); "× base" is the median of the
 ratios to the baseline measured in the same run. Time to synced runs from start to synced; heap is
@@ -700,7 +951,9 @@ watch with an ERROR 410 event and expires older versions; its time runs until th
 relisted objects, and its peak heap is sampled every millisecond (garbage included).
 
 ![time to synced, heap after GC and peak RSS at each size, as ratios to the baseline](benchmarks/peer/chart.svg)
-${targets ? `\n### Targets of issue 9\n\n${targets}\n` : ""}
+${targets ? `\n### Targets of issues 9 and 30\n\n${targets}\n` : ""}${
+    informersTable(agg) ? `\n### Many informers (issue 30)\n\n${informersTable(agg)}\n` : ""
+  }
 ${notes ? `\n${notes.trim()}\n` : ""}
 ${sections(agg).join("\n\n")}
 ${
@@ -720,7 +973,8 @@ ${
 \`@kubernetes/client-node\` 2.x from npm into \`\${KUBE_REFLECTOR_CACHE:-~/.cache/kube-reflector}/bench-peer/\`
 (once), builds the npm package, runs everything and rewrites this file and \`benchmarks/peer/chart.svg\`.
 Options (after \`--\`): \`--quick\` (small sizes, one run, writes nothing), \`--runs N\`, \`--runs-100k N\`,
-\`--only sync,pods,throughput,side-by-side,latency,relist\`, \`--no-build\`, \`--update\` (reinstall the latest 2.x),
+\`--runs-1m N\` (default 1), \`--runs-informers N\` (default 1),
+\`--only sync,pods,throughput,side-by-side,latency,relist,million,informers\`, \`--no-build\`, \`--update\` (reinstall the latest 2.x),
 \`--write\`/\`--no-write\`. Raw results are kept as JSON in the cache folder. Not part of \`npm test\`.
 
 ## Decoder and memory benchmarks

@@ -11,8 +11,18 @@
  * - WATCH (`watch=1|true`) from a `resourceVersion`, with `timeoutSeconds`,
  *   and a BOOKMARK every `--bookmark-ms` (default 1000) when
  *   `allowWatchBookmarks=true`; a watch from before the last "expire" gets
- *   an ERROR 410 event; a streaming list (`sendInitialEvents=true`) is
- *   refused with 422, as kube-apiserver 1.20 does.
+ *   an ERROR 410 event;
+ * - a streaming list as kube-apiserver ≥ 1.27 serves it
+ *   (`sendInitialEvents=true`, which needs `resourceVersionMatch=NotOlderThan`
+ *   and `allowWatchBookmarks=true`, else 422 Invalid): an ADDED event per
+ *   object, written with backpressure, then a BOOKMARK annotated
+ *   `k8s.io/initial-events-end: "true"` at the list's version, then the
+ *   watch goes on (no other bookmark before that one).
+ *
+ * Objects come from `_objects.ts`; up to {@linkcode TEMPLATE_CACHE} of them
+ * are kept as templates, beyond that each is generated as it is written (1M
+ * ConfigMaps would take about 1 GB here), so no list or stream is ever held
+ * whole.
  *
  * Control endpoints (POST, JSON answers), used by the contenders:
  * - `/bench/reset?resource=configmaps|pods&objects=N`: N objects at versions
@@ -52,6 +62,8 @@ const opt = (name: string, dflt: number) => {
 };
 const bookmarkMs = opt("bookmark-ms", 1000);
 
+/** Objects kept as templates (per resource); objects past this are generated as they are written. */
+const TEMPLATE_CACHE = 200_000;
 const templates: Record<string, Template[]> = { configmaps: [], pods: [] };
 let resource = "configmaps";
 let count = 0;
@@ -66,8 +78,10 @@ const watches = new Set<Watch>();
 const epochMs = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const kindOf = () => (resource === "pods" ? "Pod" : "ConfigMap");
+const templateAt = (i: number): Template =>
+  i < TEMPLATE_CACHE ? templates[resource][i] : templateOf(resource, i);
 const itemJson = (i: number, sent = "0") => {
-  const t = templates[resource][i];
+  const t = templateAt(i);
   return t.a + rvs[i] + t.b + sent + t.c;
 };
 
@@ -78,20 +92,23 @@ function reset(res: string, n: number): Record<string, number> {
   resource = res;
   count = n;
   const list = templates[res];
-  for (let i = list.length; i < n; i++) list.push(templateOf(res, i));
+  for (let i = list.length; i < Math.min(n, TEMPLATE_CACHE); i++) list.push(templateOf(res, i));
   rvs = new Float64Array(n);
   for (let i = 0; i < n; i++) rvs[i] = i + 1;
   rv = n;
   compacted = 0;
   cursor = 0;
   emitted = 0;
+  // every object's size, or (above the template cache) 10,000 of them spread evenly
+  const step = n > TEMPLATE_CACHE ? Math.ceil(n / 10_000) : 1;
   let bytes = 0;
-  for (let i = 0; i < n; i++) bytes += itemJson(i).length;
+  let sampled = 0;
+  for (let i = 0; i < n; i += step, sampled++) bytes += itemJson(i).length;
   // deno-lint-ignore no-explicit-any
   const managed = n ? (JSON.parse(itemJson(0)) as any).metadata.managedFields : undefined;
   return {
     objects: n,
-    bytesPerObject: n ? bytes / n : 0,
+    bytesPerObject: sampled ? bytes / sampled : 0,
     managedFieldsBytesPerObject: managed ? JSON.stringify(managed).length : 0,
     resourceVersion: rv,
   };
@@ -181,27 +198,54 @@ async function list(url: URL, res: ServerResponse): Promise<void> {
   res.end(chunk + "]}");
 }
 
-function watch(url: URL, req: IncomingMessage, res: ServerResponse): void {
+async function watch(url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const p = url.searchParams;
-  if (p.get("sendInitialEvents") === "true") {
+  const streaming = p.get("sendInitialEvents") === "true";
+  const bookmarks = p.get("allowWatchBookmarks") === "true";
+  if (streaming && (p.get("resourceVersionMatch") !== "NotOlderThan" || !bookmarks)) {
+    // kube-apiserver's answer (its message names each missing parameter)
     return status(
       res,
       422,
       "Invalid",
-      "sendInitialEvents is not supported by this server (like kube-apiserver 1.20)",
+      "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan and allowWatchBookmarks to true",
     );
   }
-  const from = Number(p.get("resourceVersion") || 0);
+  if (!streaming && p.get("resourceVersionMatch")) {
+    return status(res, 422, "Invalid", "resourceVersionMatch is forbidden for watch");
+  }
+  let from = Number(p.get("resourceVersion") || 0);
   res.writeHead(200, { "content-type": "application/json", "transfer-encoding": "chunked" });
   res.flushHeaders();
-  if (from > 0 && from < compacted) {
+  if (!streaming && from > 0 && from < compacted) {
     res.end(expiredLine(from));
     return;
+  }
+  if (streaming) {
+    // The state at this version, as ADDED events in chunks, then the end bookmark.
+    const gen = generation;
+    const listRv = rv;
+    const n = count;
+    let chunk = "";
+    for (let i = 0; i < n; i++) {
+      chunk += `{"type":"ADDED","object":${itemJson(i)}}\n`;
+      if (chunk.length > 256 * 1024) {
+        await writeAsync(res, chunk);
+        chunk = "";
+        if (gen !== generation || res.destroyed) return void res.destroy();
+      }
+    }
+    res.write(
+      chunk +
+        `{"type":"BOOKMARK","object":{"kind":"${kindOf()}","apiVersion":"v1","metadata":{"resourceVersion":"${listRv}","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}}}}\n`,
+    );
+    from = listRv;
+    if (res.destroyed) return;
   }
   const w: Watch = {
     res,
     from,
-    bookmarks: p.get("allowWatchBookmarks") === "true",
+    bookmarks,
     inFlight: [],
     closed: new Promise((resolve) => res.once("close", () => resolve())),
   };
@@ -249,7 +293,7 @@ async function emit(total: number, rate: number): Promise<void> {
     for (let k = 0; k < due; k++) {
       const i = cursor++ % count;
       rvs[i] = ++rv;
-      const t = templates[resource][i];
+      const t = templateAt(i);
       chunk += `{"type":"MODIFIED","object":${t.a}${rv}${t.b}${now}${t.c}}\n`;
     }
     sent += due;
@@ -322,7 +366,7 @@ const server = createServer((req, res) => {
     }
     if (req.method === "GET" && path === `/api/v1/${resource}`) {
       const w = url.searchParams.get("watch");
-      if (w === "1" || w === "true") return watch(url, req, res);
+      if (w === "1" || w === "true") return await watch(url, req, res);
       return await list(url, res);
     }
     status(res, 404, "NotFound", `${path} not found`);

@@ -9,10 +9,12 @@
  *   {@linkcode dropManagedFields} transform;
  * - `watcher`: the bare {@linkcode watcher} stream into a `Map`.
  *
- * Every mode lists as the reflector does by default (pages of 500 from
- * `resourceVersion=0`), without a streaming list (the server is a plain
- * list/watch server, like kube-apiserver before 1.27). Run by
- * `scripts/bench_peer.mjs`; see `_driver.ts` for the workloads.
+ * Every mode lists in pages of 500 from `resourceVersion=0` (the reflector's
+ * paginated list), unless `--streaming` is given: then it syncs by a
+ * streaming list (`useStreamingList: true`: a watch with
+ * `sendInitialEvents=true`, ADDED events until the initial-events-end
+ * bookmark). Run by `scripts/bench_peer.mjs`; see `_driver.ts` for the
+ * workloads.
  *
  * @module
  */
@@ -32,7 +34,7 @@ import process from "node:process";
 import { runContender, type Subject, type SubjectContext } from "./_driver.ts";
 
 const common = {
-  useStreamingList: false,
+  useStreamingList: process.argv.includes("--streaming"),
   onError: (err: unknown, phase: string) =>
     console.error(`[us] ${phase}: ${err instanceof Error ? err.message : String(err)}`),
 };
