@@ -82,6 +82,7 @@ const METRICS = {
   informers: [
     ["syncMs", "lower"],
     ["connections", "lower"],
+    ["connectionsAfter", "lower"],
     ["accepted", "lower"],
     ["h2Connections", "lower"],
     ["idleRssBytes", "lower"],
@@ -696,7 +697,7 @@ function informersSection(w) {
     [
       "contender",
       "time until all synced",
-      "connections open",
+      "connections open after sync / at the end",
       "accepted (h2)",
       "idle: RSS",
       "heap",
@@ -712,7 +713,7 @@ function informersSection(w) {
       return [
         LABELS[c.name] ?? c.name,
         cell(m.syncMs, "ms"),
-        cell(m.connections, "count"),
+        `${cell(m.connections, "count")} / ${cell(m.connectionsAfter, "count")}`,
         `${cell(m.accepted, "count")} (${cell(m.h2Connections, "count")})`,
         cell(m.idleRssBytes, "MiB"),
         cell(m.idleHeapBytes, "MiB"),

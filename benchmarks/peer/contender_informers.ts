@@ -139,7 +139,7 @@ const k8s: any = client === "peer"
   ? await import(pathToFileURL(arg("client-node", "")).href)
   : undefined;
 
-async function startPeer(): Promise<Started> {
+function startPeer(): Started {
   const kc = new k8s.KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: "bench", server, caData: Buffer.from(ca).toString("base64") }],
@@ -173,7 +173,7 @@ await control("stats");
 const heapBefore = heapAfterGc();
 const rssBefore = process.memoryUsage.rss();
 const t0 = performance.now();
-const started = client === "peer" ? await startPeer() : await startOurs();
+const started = client === "peer" ? startPeer() : await startOurs();
 await started.synced;
 const syncMs = performance.now() - t0;
 await sleep(1000);
