@@ -39,6 +39,7 @@
  */
 export { FakeApiServer } from "./src/testkit/fake_api_server.ts";
 export type { FakeApiServerOptions } from "./src/testkit/fake_api_server_options.ts";
+export type { ServerConnection } from "./src/testkit/server_connection.ts";
 export type {
   ChunkedFault,
   CloseFault,

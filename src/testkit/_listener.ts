@@ -1,28 +1,132 @@
 /**
- * The loopback HTTP listener of the fake API server, on `node:http` (the
- * same code on Node and Deno): it tracks every socket so that going down
- * or closing drops them all at once, and can listen again on the same port.
+ * The loopback listener of the fake API server (the same code on Node and
+ * Deno): plain HTTP/1.1 on `node:http`, or TLS on `node:https` (HTTP/1.1
+ * only) or `node:http2` (h2 by ALPN, HTTP/1.1 for clients that do not
+ * offer h2). It tracks every connection so that going down or closing
+ * drops them all at once, reports them (accepted, open, protocol), and can
+ * listen again on the same port.
  *
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createSecureServer, type Http2SecureServer } from "node:http2";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
+import type { ServerConnection } from "./server_connection.ts";
 
-/** An HTTP server that can be stopped and restarted on the same port. */
+/** How the listener speaks: plain HTTP, or TLS with or without h2. */
+export interface ListenerTransport {
+  /** PEM certificate and key: serve HTTPS. Absent: plain HTTP. */
+  tls?: { cert: string; key: string };
+  /** With `tls`: offer h2 by ALPN (HTTP/1.1 still served). */
+  http2: boolean;
+  /** With `http2`: the SETTINGS_MAX_CONCURRENT_STREAMS advertised. */
+  maxConcurrentStreams?: number;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+interface TrackedConnection extends ServerConnection {
+  open: boolean;
+  requests: number;
+  streams: number;
+}
+
+/** A server that can be stopped and restarted on the same port. */
 export class Listener {
-  readonly #server: Server;
+  readonly #server: Server | Http2SecureServer;
   readonly #hostname: string;
   readonly #sockets = new Set<Socket>();
+  readonly #connections: TrackedConnection[] = [];
+  /** Open connections by the client's port (unique per loopback connection while open). */
+  readonly #byPeerPort = new Map<number, TrackedConnection>();
+  readonly #onChange: () => void;
   #port = 0;
 
-  constructor(hostname: string, handler: (req: IncomingMessage, res: ServerResponse) => void) {
+  constructor(
+    hostname: string,
+    handler: Handler,
+    transport: ListenerTransport = { http2: false },
+    onChange: () => void = () => {},
+  ) {
     this.#hostname = hostname;
-    this.#server = createServer(handler);
+    this.#onChange = onChange;
+    const counted: Handler = (req, res) => this.#serve(handler, req, res);
+    const { tls } = transport;
+    if (!tls) {
+      this.#server = createServer(counted);
+    } else if (!transport.http2) {
+      this.#server = createHttpsServer(
+        { cert: tls.cert, key: tls.key, ALPNProtocols: ["http/1.1"] },
+        counted,
+      );
+    } else {
+      const settings = transport.maxConcurrentStreams === undefined
+        ? {}
+        : { maxConcurrentStreams: transport.maxConcurrentStreams };
+      this.#server = createSecureServer(
+        { cert: tls.cert, key: tls.key, allowHTTP1: true, settings },
+        counted as unknown as Parameters<typeof createSecureServer>[1],
+      );
+    }
     this.#server.on("connection", (socket: Socket) => {
       socket.setNoDelay(true);
       this.#sockets.add(socket);
       socket.once("close", () => this.#sockets.delete(socket));
+      if (!tls) this.#track(socket, "http/1.1");
     });
+    if (tls) {
+      this.#server.on("secureConnection", (socket: TLSSocket) => {
+        // A TLS socket cannot `resetAndDestroy()` (its handle is not TCP): the fault's
+        // reset goes to the TCP socket beneath (h2 responses reach this through their socket proxy).
+        const raw = [...this.#sockets].find((s) => s.remotePort === socket.remotePort);
+        if (raw) {
+          Object.defineProperty(socket, "resetAndDestroy", { value: () => resetSocket(raw) });
+        }
+        this.#track(socket, socket.alpnProtocol === "h2" ? "h2" : "http/1.1");
+      });
+    }
+  }
+
+  #track(socket: Socket, protocol: "h2" | "http/1.1"): void {
+    const connection: TrackedConnection = {
+      id: this.#connections.length + 1,
+      protocol,
+      open: true,
+      requests: 0,
+      streams: 0,
+    };
+    this.#connections.push(connection);
+    const port = socket.remotePort;
+    if (port !== undefined) this.#byPeerPort.set(port, connection);
+    socket.once("close", () => {
+      connection.open = false;
+      connection.streams = 0;
+      if (port !== undefined && this.#byPeerPort.get(port) === connection) {
+        this.#byPeerPort.delete(port);
+      }
+      this.#onChange();
+    });
+    this.#onChange();
+  }
+
+  #serve(handler: Handler, req: IncomingMessage, res: ServerResponse): void {
+    // h2 (the compatibility API): the socket is a proxy of the session's; `:authority` is the host.
+    if (req.httpVersionMajor === 2 && req.headers.host === undefined) {
+      const authority = req.headers[":authority"];
+      if (typeof authority === "string") req.headers.host = authority;
+    }
+    const connection = this.#byPeerPort.get(req.socket?.remotePort ?? -1);
+    if (connection) {
+      connection.requests++;
+      connection.streams++;
+      res.once("close", () => {
+        if (connection.streams > 0) connection.streams--;
+        this.#onChange();
+      });
+    }
+    handler(req, res);
   }
 
   /** The port, once listening (it stays the same across restarts). */
@@ -33,6 +137,11 @@ export class Listener {
   /** True while accepting connections. */
   get listening(): boolean {
     return this.#server.listening;
+  }
+
+  /** Every connection accepted so far, oldest first (copies). */
+  get connections(): ServerConnection[] {
+    return this.#connections.map((c) => ({ ...c }));
   }
 
   /** Starts listening on `port` (0: any free port); resolves with the port. */
@@ -48,9 +157,15 @@ export class Listener {
     });
   }
 
-  /** Closes the kept-alive connections that wait for a request. */
+  /** Closes the kept-alive HTTP/1.1 connections that wait for a request. */
   closeIdleConnections(): void {
-    this.#server.closeIdleConnections();
+    const server = this.#server as { closeIdleConnections?: () => void };
+    if (typeof server.closeIdleConnections === "function") server.closeIdleConnections();
+  }
+
+  /** Drops every open connection abruptly (a TCP reset where the runtime supports it). */
+  resetConnections(): void {
+    for (const socket of this.#sockets) resetSocket(socket);
   }
 
   /** Stops listening and destroys every open connection; resolves once closed. */
@@ -60,8 +175,20 @@ export class Listener {
       return;
     }
     const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    this.#server.closeAllConnections();
+    const server = this.#server as { closeAllConnections?: () => void };
+    if (typeof server.closeAllConnections === "function") server.closeAllConnections();
     for (const socket of this.#sockets) socket.destroy();
     await closed;
+  }
+}
+
+/** A TCP reset where the runtime supports it, else a plain destroy. */
+function resetSocket(socket: Socket): void {
+  const s = socket as Socket & { resetAndDestroy?: () => void };
+  if (typeof s.resetAndDestroy !== "function") return void s.destroy();
+  try {
+    s.resetAndDestroy();
+  } catch {
+    s.destroy();
   }
 }

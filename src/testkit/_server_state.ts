@@ -67,7 +67,12 @@ export class ServerState {
       },
       closing: this.closing.signal,
     };
-    this.listener = new Listener(options.hostname, (req, res) => handleRequest(deps, req, res));
+    this.listener = new Listener(
+      options.hostname,
+      (req, res) => handleRequest(deps, req, res),
+      options.transport,
+      () => this.waiters.notify(),
+    );
   }
 
   /** The resource of an object's `apiVersion` and `kind`; `TypeError` when none. */

@@ -8,6 +8,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { ServerState } from "./_server_state.ts";
 import { sleep } from "./_waiters.ts";
 import type { FaultRule, InjectedFault } from "./fault.ts";
+import type { ServerConnection } from "./server_connection.ts";
 import { type FakeApiServerOptions, resolveOptions } from "./fake_api_server_options.ts";
 import type {
   ObjectRef,
@@ -64,11 +65,13 @@ import type {
 export class FakeApiServer {
   readonly #s: ServerState;
   readonly #hostname: string;
+  readonly #scheme: "http" | "https";
   #closed = false;
 
-  private constructor(state: ServerState, hostname: string) {
+  private constructor(state: ServerState, hostname: string, scheme: "http" | "https") {
     this.#s = state;
     this.#hostname = hostname;
+    this.#scheme = scheme;
   }
 
   /**
@@ -76,16 +79,17 @@ export class FakeApiServer {
    */
   static async start(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
     const resolved = resolveOptions(options);
-    const server = new FakeApiServer(new ServerState(resolved), resolved.hostname);
+    const scheme = resolved.transport.tls ? "https" : "http";
+    const server = new FakeApiServer(new ServerState(resolved), resolved.hostname, scheme);
     server.setTokens(resolved.tokens);
     await server.#s.listener.listen(resolved.port);
     return server;
   }
 
-  /** The base URL, `http://127.0.0.1:PORT`. */
+  /** The base URL, `http://127.0.0.1:PORT` (`https://` with the `tls` option). */
   get url(): string {
     const host = this.#hostname.includes(":") ? `[${this.#hostname}]` : this.#hostname;
-    return `http://${host}:${this.#s.listener.port}`;
+    return `${this.#scheme}://${host}:${this.#s.listener.port}`;
   }
 
   /** The port (the same across `goDown`/`comeUp`). */
@@ -121,6 +125,47 @@ export class FakeApiServer {
   /** Watches streaming right now. */
   get openWatches(): number {
     return this.#s.sessions.size;
+  }
+
+  /**
+   * Every connection accepted since the server started, oldest first, each
+   * with its protocol (`"h2"` or `"http/1.1"`), whether it is still open,
+   * and its requests (see {@linkcode ServerConnection}); `waitFor`
+   * conditions are checked again whenever one opens, closes or ends a
+   * request. A snapshot: read it again for fresh figures.
+   *
+   * @example Two requests over one HTTP/1.1 connection (kept alive)
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { FakeApiServer } from "../../testkit.ts";
+   *
+   * const server = await FakeApiServer.start();
+   * try {
+   *   for (let i = 0; i < 2; i++) await (await fetch(`${server.url}/api/v1/namespaces`)).text();
+   *   const open = server.connections.filter((c) => c.open);
+   *   assert.ok(open.length >= 1 && open.every((c) => c.protocol === "http/1.1"));
+   *   assert.equal(server.connections.reduce((n, c) => n + c.requests, 0), 2);
+   * } finally {
+   *   await server.close();
+   * }
+   * ```
+   */
+  get connections(): ServerConnection[] {
+    return this.#s.listener.connections;
+  }
+
+  /** Connections open right now (`connections` that are `open`). */
+  get openConnections(): number {
+    return this.#s.listener.connections.filter((c) => c.open).length;
+  }
+
+  /**
+   * Drops every open connection abruptly (a TCP reset where the runtime
+   * supports it), ending every request and watch on them (on h2, every
+   * stream of each connection). The server keeps listening.
+   */
+  resetConnections(): void {
+    this.#s.listener.resetConnections();
   }
 
   /** Watches that have started streaming since the server started. */

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Behaviour } from "./_context.ts";
+import type { ListenerTransport } from "./_listener.ts";
 import type { ResourceDefinition } from "./types.ts";
 
 /**
@@ -56,6 +57,27 @@ export interface FakeApiServerOptions {
    * connection reset mid-body for the end of the body). Default: `true`.
    */
   keepAlive?: boolean;
+  /**
+   * Serve HTTPS with this certificate and key (PEM text) instead of plain
+   * HTTP; `url` then starts with `https://`. Clients must trust the
+   * certificate's issuer (a kubeconfig's `certificate-authority-data`).
+   * Default: none (plain HTTP).
+   */
+  tls?: { cert: string; key: string };
+  /**
+   * With `tls`: offer HTTP/2 by ALPN (Node's `http2` module, HTTP/1.1 kept
+   * for clients that do not offer h2), as kube-apiserver does; `false`:
+   * offer HTTP/1.1 only. Fault injection works on both; on h2 a `reset`
+   * fault resets the whole connection, every stream on it included.
+   * Default: `true`.
+   */
+  http2?: boolean;
+  /**
+   * With `tls` and `http2`: the `SETTINGS_MAX_CONCURRENT_STREAMS` the
+   * server advertises (kube-apiserver's `--http2-max-streams-per-connection`);
+   * streams beyond it are refused. Default: Node's (unlimited).
+   */
+  maxConcurrentStreams?: number;
 }
 
 /**
@@ -70,6 +92,7 @@ export interface ResolvedOptions {
   continueTtlMs: number;
   tokens: string[] | undefined;
   keepAlive: boolean;
+  transport: ListenerTransport;
   behaviour: Behaviour;
 }
 
@@ -94,6 +117,9 @@ export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
     defaultWatchTimeoutSeconds = 1800,
     streamingList = false,
     discovery = "aggregated",
+    tls,
+    http2 = true,
+    maxConcurrentStreams,
   } = options;
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new RangeError(`FakeApiServer: port must be an integer in [0, 65535], got ${port}`);
@@ -128,6 +154,25 @@ export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
       `FakeApiServer: expiredWatch must be "event" or "status", got ${expiredWatch}`,
     );
   }
+  if (
+    tls !== undefined &&
+    (typeof tls !== "object" || tls === null || typeof tls.cert !== "string" ||
+      typeof tls.key !== "string")
+  ) {
+    throw new TypeError("FakeApiServer: tls must be { cert: string; key: string } (PEM)");
+  }
+  if (typeof http2 !== "boolean") {
+    throw new TypeError(`FakeApiServer: http2 must be a boolean, got ${typeof http2}`);
+  }
+  if (
+    maxConcurrentStreams !== undefined &&
+    (!Number.isInteger(maxConcurrentStreams) || maxConcurrentStreams < 1 ||
+      maxConcurrentStreams > 2 ** 31 - 1)
+  ) {
+    throw new RangeError(
+      `FakeApiServer: maxConcurrentStreams must be an integer in [1, 2^31-1], got ${maxConcurrentStreams}`,
+    );
+  }
   return {
     port,
     hostname,
@@ -137,6 +182,7 @@ export function resolveOptions(options: FakeApiServerOptions): ResolvedOptions {
     continueTtlMs,
     tokens,
     keepAlive,
+    transport: tls ? { tls, http2, maxConcurrentStreams } : { http2: false },
     behaviour: {
       tooLargeDelayMs,
       paginateResourceVersionZero,
