@@ -51,6 +51,8 @@ const perWatch = Number(arg("per-watch", "4"));
 const idleMs = Number(arg("idle-ms", "20000"));
 const trickleMs = Number(arg("trickle-ms", "20000"));
 const trickleRate = Number(arg("trickle-rate", "10"));
+/** Longer than this to sync every informer is a failure, reported with what the server sees. */
+const syncTimeoutMs = Number(arg("sync-timeout-ms", "120000"));
 const runtime = "Deno" in globalThis ? "deno" : "node";
 
 // deno-lint-ignore no-explicit-any
@@ -71,6 +73,9 @@ async function control(name: string, params: Record<string, string | number> = {
   if (!res.ok) throw new Error(`control ${name}: ${res.status} ${text}`);
   return JSON.parse(text) as Record<string, number>;
 }
+
+/** Informers synced so far. */
+let syncedCount = 0;
 
 interface Started {
   /** Resolves when every informer has synced and its handler has seen every object. */
@@ -129,6 +134,7 @@ async function startOurs(): Promise<Started> {
     void informer.run({ signal: ac.signal });
     await informer.waitForSync();
     if (adds < perWatch) await added;
+    syncedCount++;
   });
   return { synced: Promise.all(synced).then(() => {}), updates: () => updates };
 }
@@ -164,6 +170,7 @@ function startPeer(): Started {
     informer.on("error", (err: unknown) => console.error(`[peer] error: ${String(err)}`));
     await informer.start();
     if (adds !== perWatch) throw new Error(`peer: ${adds} adds after start, ${perWatch} expected`);
+    syncedCount++;
   });
   return { synced: Promise.all(synced).then(() => {}), updates: () => updates };
 }
@@ -174,7 +181,22 @@ const heapBefore = heapAfterGc();
 const rssBefore = process.memoryUsage.rss();
 const t0 = performance.now();
 const started = client === "peer" ? startPeer() : await startOurs();
-await started.synced;
+let syncTimer: ReturnType<typeof setTimeout> | undefined;
+const timedOut = new Promise<"timeout">((resolve) => {
+  syncTimer = setTimeout(() => resolve("timeout"), syncTimeoutMs);
+});
+if (await Promise.race([started.synced, timedOut]) === "timeout") {
+  const st = await control("stats");
+  console.error(
+    `not synced after ${
+      syncTimeoutMs / 1000
+    } s: ${syncedCount} of ${pairs.length} informers synced; ` +
+      `the server has ${st.connections} connection(s) open (${st.h2Accepted} h2 and ${st.h1Accepted} ` +
+      `HTTP/1.1 accepted) and ${st.watches} watches open, maxConcurrentStreams ${st.maxConcurrentStreams}`,
+  );
+  process.exit(1);
+}
+clearTimeout(syncTimer);
 const syncMs = performance.now() - t0;
 await sleep(1000);
 const afterSync = await control("stats");
