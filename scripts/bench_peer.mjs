@@ -405,6 +405,9 @@ const workloads = [
       String(informerWindowMs),
       "--trickle-rate",
       "10",
+      // not synced by then fails (Deno queues watches past maxConcurrentStreams: 500 never sync)
+      "--sync-timeout-ms",
+      "60000",
     ],
     contenders: [I.h2, I.h1, I.deno, I.peer],
   })),

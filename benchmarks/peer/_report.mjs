@@ -759,7 +759,7 @@ function informersTable(agg) {
         if (!m.syncMs) {
           rows.push([
             `${w.informers}`,
-            state,
+            state === "idle" ? "idle" : `${w.trickleRate} events/s`,
             LABELS[c.name] ?? c.name,
             (w.failed ?? []).some((f) => f.contender === c.name)
               ? "**failed** (see its section)"
