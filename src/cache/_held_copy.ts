@@ -168,7 +168,21 @@ export function heldCopy<T extends KubeObjectLike>(
 ): T | undefined {
   if (items.size === 0) return undefined;
   try {
-    const held = items.get(keyFunc(listed));
+    return unchangedCopy(items.get(keyFunc(listed)), listed);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `held` when `listed` is an unchanged copy of it (same version and
+ * content), else `undefined`; never throws.
+ */
+export function unchangedCopy<T extends KubeObjectLike>(
+  held: T | undefined,
+  listed: T,
+): T | undefined {
+  try {
     if (held === undefined || !sameVersion(held, listed)) return undefined;
     return sameContent(held, listed) ? held : undefined;
   } catch {

@@ -10,3 +10,11 @@
 
 /** `indexer[keyedUpdate](key, obj)`: stores `obj` under `key` (its key) and returns what it replaced. */
 export const keyedUpdate: unique symbol = Symbol("keyedUpdate");
+
+/**
+ * `indexer[keyedGet](key, obj)`: the stored object under `key`, the key of
+ * `obj` (its key function's answer, already computed): found from the
+ * object where the indexer can (under `namespace/name` keys, by namespace
+ * and name), without taking the key apart.
+ */
+export const keyedGet: unique symbol = Symbol("keyedGet");

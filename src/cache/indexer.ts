@@ -4,12 +4,15 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
-import { type KeyFunc, metaNamespaceKeyFunc } from "./key_func.ts";
+import { DeletedFinalStateUnknown } from "./deleted_final_state_unknown.ts";
+import { type KeyFunc, metaName, metaNamespaceKeyFunc } from "./key_func.ts";
 import { namespaceIndexFunc } from "./namespace_index.ts";
 import { type Store, throwRejected } from "./store.ts";
 import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_table.ts";
-import { heldCopy } from "./_held_copy.ts";
-import { keyedUpdate } from "./_keyed_update.ts";
+import { unchangedCopy } from "./_held_copy.ts";
+import { keyedGet, keyedUpdate } from "./_keyed_update.ts";
+import { forEachKeyed } from "./_keyed_entries.ts";
+import { joinKey, NamespacedMap, splitKey } from "./_namespaced_map.ts";
 
 /**
  * Computes the values under which an object is indexed: none, one (a
@@ -48,8 +51,19 @@ export interface IndexerLike<T extends KubeObjectLike = KubeObject> extends Stor
 }
 
 /**
- * An in-memory {@linkcode IndexerLike}: a `Map` of objects keyed by a
+ * An in-memory {@linkcode IndexerLike}: objects keyed by a
  * {@linkcode KeyFunc}, plus one index per index function.
+ *
+ * Under {@linkcode metaNamespaceKeyFunc} (the usual key function) the
+ * objects are held by namespace, then by name, as client-node's informer
+ * holds them: no key string is kept per object (keys are built when asked
+ * for: `listKeys`, `indexKeys`), and an index whose function is
+ * {@linkcode namespaceIndexFunc} is that layout itself, at no cost of its
+ * own. `list` and `listKeys` then give the objects namespace by namespace
+ * (namespaces in the order they got their first object, each namespace's
+ * objects in the order they were first stored). Under any other key
+ * function, all objects are in one map, in the order they were first
+ * stored.
  *
  * Indices stay exact: an update removes the object's old index values,
  * recomputed from the stored object as client-go does (an object mutated in
@@ -88,11 +102,14 @@ export interface IndexerLike<T extends KubeObjectLike = KubeObject> extends Stor
  */
 export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLike<T> {
   readonly #keyFunc: KeyFunc<T>;
+  /** Objects are addressed by namespace and name (`metaNamespaceKeyFunc`); else by key in namespace "". */
+  readonly #namespaced: boolean;
   readonly #indexers = new Map<string, IndexFunc<T>>();
-  #items = new Map<string, T>();
-  #tables = new Map<string, IndexTable>();
-  // The same indexes as plain arrays, in order (the hot paths run once per
-  // object listed or event: no Map iterator or entry array per object).
+  #items = new NamespacedMap<T>();
+  /** Each index's table; `null`: the namespace index, which is `#items` itself. */
+  #tables = new Map<string, IndexTable | null>();
+  // The indexes with a table, as plain arrays in order (the hot paths run
+  // once per object listed or event: no Map iterator or entry array per object).
   readonly #names: string[] = [];
   readonly #funcs: IndexFunc<T>[] = [];
   #tableList: IndexTable[] = [];
@@ -107,6 +124,7 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   constructor(keyFunc: KeyFunc<T>, indexers: Indexers<T> = {}) {
     if (typeof keyFunc !== "function") throw new TypeError("Indexer: keyFunc must be a function");
     this.#keyFunc = keyFunc;
+    this.#namespaced = keyFunc === metaNamespaceKeyFunc;
     this.addIndexers(indexers);
   }
 
@@ -120,7 +138,8 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   }
 
   update(obj: T): void {
-    this[keyedUpdate](this.#keyFunc(obj), obj);
+    const name = this.#nameOf(obj); // (throws for an object without a key: nothing changed)
+    this.#put(this.#namespaceOf(obj), name, obj);
   }
 
   /**
@@ -130,54 +149,101 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
    * @ignore
    */
   [keyedUpdate](key: string, obj: T): T | undefined {
-    const old = this.#items.get(key);
-    const n = this.#names.length;
-    if (n === 1) {
-      // one index (the usual namespace index): no values array
-      if (old === undefined || !this.#keyFiled(0, old, obj)) {
-        const value = checkValues(this.#names[0], this.#funcs[0](obj));
-        this.#tableList[0].set(key, this.#filedUnder(old, obj, 0), value);
-      }
-    } else if (n > 1) {
-      // every value first, so that a throwing index function changes nothing
-      const values = this.#funcs.map((f, i) => checkValues(this.#names[i], f(obj)));
-      for (let i = 0; i < n; i++) {
-        if (old !== undefined && this.#keyFiled(i, old, obj)) continue;
-        this.#tableList[i].set(key, this.#filedUnder(old, obj, i), values[i]);
-      }
+    if (!this.#namespaced) return this.#put("", key, obj);
+    if (obj instanceof DeletedFinalStateUnknown) {
+      const [namespace, name] = splitKey(key);
+      return this.#put(namespace, name, obj);
     }
-    this.#items.set(key, obj);
+    // the key proves the object has a name, and a string namespace or none
+    const meta = obj.metadata!;
+    return this.#put(meta.namespace || "", meta.name!, obj);
+  }
+
+  /**
+   * `getByKey(key)` where `key` is `keyFunc(obj)`, already computed.
+   * Internal: see `_keyed_update.ts`.
+   *
+   * @ignore
+   */
+  [keyedGet](key: string, obj: T): T | undefined {
+    if (!this.#namespaced || obj instanceof DeletedFinalStateUnknown) return this.getByKey(key);
+    const meta = obj.metadata!;
+    return this.#items.get(meta.namespace || "", meta.name!);
+  }
+
+  /** Stores `obj` at its address and files it in every index with a table; returns what it replaced. */
+  #put(namespace: string, name: string, obj: T): T | undefined {
+    const n = this.#names.length;
+    if (n === 0) return this.#items.set(namespace, name, obj); // (the namespace index alone)
+    const key = joinKey(namespace, name);
+    if (n === 1) {
+      // one index with a table: no values array
+      const value = checkValues(this.#names[0], this.#funcs[0](obj));
+      const old = this.#items.set(namespace, name, obj);
+      this.#tableList[0].set(key, this.#filedUnder(old, obj, 0), value);
+      return old;
+    }
+    // every value first, so that a throwing index function changes nothing
+    const values = this.#funcs.map((f, i) => checkValues(this.#names[i], f(obj)));
+    const old = this.#items.set(namespace, name, obj);
+    for (let i = 0; i < n; i++) {
+      this.#tableList[i].set(key, this.#filedUnder(old, obj, i), values[i]);
+    }
     return old;
   }
 
   delete(obj: T): void {
-    const key = this.#keyFunc(obj);
-    const old = this.#items.get(key);
-    if (old === undefined) return;
-    this.#items.delete(key);
+    const name = this.#nameOf(obj);
+    const namespace = this.#namespaceOf(obj);
+    const old = this.#items.delete(namespace, name);
+    if (old === undefined || this.#names.length === 0) return;
+    const key = joinKey(namespace, name);
     for (let i = 0; i < this.#names.length; i++) {
       this.#tableList[i].remove(key, this.#filedUnder(old, obj, i));
     }
   }
 
   list(): T[] {
-    return [...this.#items.values()];
+    return this.#items.values();
   }
 
   listKeys(): string[] {
-    return [...this.#items.keys()];
+    return this.#items.keys();
   }
 
   get(obj: T): T | undefined {
-    return this.#items.get(this.#keyFunc(obj));
+    const name = this.#nameOf(obj);
+    return this.#items.get(this.#namespaceOf(obj), name);
   }
 
   getByKey(key: string): T | undefined {
-    return this.#items.get(key);
+    if (typeof key !== "string") return undefined;
+    if (!this.#namespaced) return this.#items.get("", key);
+    const slash = key.lastIndexOf("/"); // (splitKey, without its array)
+    return slash > 0
+      ? this.#items.get(key.slice(0, slash), key.slice(slash + 1))
+      : this.#items.get("", key);
+  }
+
+  /**
+   * Every stored object with its key, in `list()` order. Internal: see
+   * `_keyed_entries.ts`.
+   *
+   * @ignore
+   */
+  [forEachKeyed](fn: (key: string, obj: T) => void): void {
+    this.#items.forEach(fn);
   }
 
   unchanged(listed: T): T | undefined {
-    return heldCopy(this.#items, this.#keyFunc, listed);
+    if (this.#items.size === 0) return undefined;
+    let held: T | undefined;
+    try {
+      held = this.get(listed);
+    } catch {
+      return undefined; // no key: no held copy
+    }
+    return unchangedCopy(held, listed);
   }
 
   replace(items: T[], _resourceVersion: string): void {
@@ -187,15 +253,17 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     const funcs = this.#funcs;
     const tables = names.map(() => new IndexTable());
     const n = names.length;
-    const nextItems = new Map<string, T>();
+    const next = new NamespacedMap<T>();
     const errors: unknown[] = [];
     const values: Filed[] = new Array(n); // reused: each object's values are filed before the next
     for (const obj of items) {
-      let key: string;
+      let name: string;
+      let namespace: string;
       let earlier: T | undefined;
       try {
-        key = this.#keyFunc(obj);
-        earlier = nextItems.get(key);
+        name = this.#nameOf(obj);
+        namespace = this.#namespaceOf(obj);
+        earlier = next.get(namespace, name);
         // The same object twice (a reused copy listed twice): already filed.
         if (earlier === obj) continue;
         for (let i = 0; i < n; i++) values[i] = checkValues(names[i], funcs[i](obj));
@@ -204,15 +272,20 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
         continue;
       }
       if (n > 0) {
+        const key = joinKey(namespace, name);
         for (let i = 0; i < n; i++) {
           if (earlier !== undefined) tables[i].remove(key, this.#filedUnder(earlier, obj, i));
           tables[i].add(key, values[i]);
         }
       }
-      nextItems.set(key, obj);
+      next.set(namespace, name, obj); // (a key listed twice: the later copy, at the first place)
     }
-    this.#items = nextItems;
-    this.#tables = new Map(names.map((name, i) => [name, tables[i]]));
+    this.#items = next;
+    const byName = new Map<string, IndexTable | null>();
+    for (const [name, table] of this.#tables) {
+      byName.set(name, table && tables[names.indexOf(name)]);
+    }
+    this.#tables = byName;
     this.#tableList = tables;
     throwRejected(errors);
   }
@@ -223,23 +296,36 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   index(indexName: string, obj: T): T[] {
     const table = this.#table(indexName);
     const values = valuesOf(checkValues(indexName, this.#indexers.get(indexName)!(obj)));
+    if (table === null) {
+      // namespaces hold disjoint objects: no duplicates
+      const objs: T[] = [];
+      for (const value of values) this.#items.inNamespace(value)?.forEach((o) => objs.push(o));
+      return objs;
+    }
     const keys = new Set<string>();
     for (const value of values) {
       for (const key of table.keys(value)) keys.add(key);
     }
-    return Array.from(keys, (key) => this.#items.get(key)!);
+    return Array.from(keys, (key) => this.getByKey(key)!);
   }
 
   indexKeys(indexName: string, indexedValue: string): string[] {
-    return this.#table(indexName).keys(indexedValue);
+    const table = this.#table(indexName);
+    if (table !== null) return table.keys(indexedValue);
+    const names = this.#items.inNamespace(indexedValue);
+    return names === undefined ? [] : Array.from(names.keys(), (n) => joinKey(indexedValue, n));
   }
 
   byIndex(indexName: string, indexedValue: string): T[] {
-    return this.indexKeys(indexName, indexedValue).map((key) => this.#items.get(key)!);
+    const table = this.#table(indexName);
+    if (table !== null) return table.keys(indexedValue).map((key) => this.getByKey(key)!);
+    const names = this.#items.inNamespace(indexedValue);
+    return names === undefined ? [] : [...names.values()];
   }
 
   listIndexFuncValues(indexName: string): string[] {
-    return this.#table(indexName).values();
+    const table = this.#table(indexName);
+    return table === null ? this.#items.namespaces() : table.values();
   }
 
   getIndexers(): Indexers<T> {
@@ -261,17 +347,24 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
       }
     }
     if (added.size === 0) return;
+    // The namespace index under namespace/name keys is the layout itself: nothing to build.
+    const tabled = new Map([...added].filter(([, f]) => !this.#byLayout(f)));
     // Compute every new value first, so that a throwing index function changes nothing.
-    const computed = Array.from(
-      this.#items,
-      ([key, obj]) => ({ key, values: this.#indexValues(obj, added) }),
-    );
-    const tables = [...added.keys()].map((name) => {
+    const computed: { key: string; values: Filed[] }[] = [];
+    if (tabled.size > 0) {
+      this.#items.forEach((key, obj) =>
+        computed.push({ key, values: this.#indexValues(obj, tabled) })
+      );
+    }
+    for (const [name, indexFunc] of added) {
+      this.#indexers.set(name, indexFunc);
+      if (!tabled.has(name)) this.#tables.set(name, null);
+    }
+    const tables = [...tabled.keys()].map((name) => {
       const table = new IndexTable();
-      this.#indexers.set(name, added.get(name)!);
       this.#tables.set(name, table);
       this.#names.push(name);
-      this.#funcs.push(added.get(name)!);
+      this.#funcs.push(tabled.get(name)!);
       this.#tableList.push(table);
       return table;
     });
@@ -280,23 +373,33 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     }
   }
 
-  #table(indexName: string): IndexTable {
+  /** Whether the index function `f` is served by the layout (the namespace index under namespace/name keys). */
+  #byLayout(f: IndexFunc<T>): boolean {
+    return this.#namespaced && f === namespaceIndexFunc;
+  }
+
+  #table(indexName: string): IndexTable | null {
     const table = this.#tables.get(indexName);
-    if (!table) throw new TypeError(`Indexer: index "${indexName}" does not exist`);
+    if (table === undefined) throw new TypeError(`Indexer: index "${indexName}" does not exist`);
     return table;
   }
 
   /**
-   * Whether index `i` leaves `stored` where it is when `incoming` replaces
-   * it under the same key, without running the index function: the
-   * namespace index under `namespace/name` keys, when both objects have the
-   * same namespace (a key holds the namespace; the check also catches a
-   * stored tombstone or a stored object someone changed). An update then
-   * skips the index function (twice), its arrays and the bucket lookups.
+   * The name part of `obj`'s address: its name under namespace/name keys
+   * (a tombstone's from its key), else its key. Throws what the key
+   * function throws for an object without a key.
    */
-  #keyFiled(i: number, stored: T, incoming: T): boolean {
-    return this.#funcs[i] === namespaceIndexFunc && this.#keyFunc === metaNamespaceKeyFunc &&
-      (stored.metadata?.namespace ?? "") === (incoming.metadata?.namespace ?? "");
+  #nameOf(obj: T): string {
+    if (!this.#namespaced) return this.#keyFunc(obj);
+    if (obj instanceof DeletedFinalStateUnknown) return splitKey(obj.key)[1];
+    return metaName(obj);
+  }
+
+  /** The namespace part of the address of `obj`, once `#nameOf(obj)` has accepted it. */
+  #namespaceOf(obj: T): string {
+    if (!this.#namespaced) return "";
+    if (obj instanceof DeletedFinalStateUnknown) return splitKey(obj.key)[0];
+    return obj.metadata!.namespace || "";
   }
 
   /**

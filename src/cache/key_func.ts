@@ -45,11 +45,24 @@ export function metaNamespaceKeyFunc<T extends KubeObjectLike = KubeObject>(
   obj: T | DeletedFinalStateUnknown,
 ): string {
   if (obj instanceof DeletedFinalStateUnknown) return obj.key;
+  const name = metaName(obj);
+  const namespace = (obj.metadata as { namespace?: string }).namespace;
+  return namespace ? `${namespace}/${name}` : name;
+}
+
+/**
+ * The `metadata.name` of an object {@linkcode metaNamespaceKeyFunc} can key
+ * (not a tombstone), or the same {@linkcode KeyError} it throws. Internal:
+ * the `Indexer` stores such objects by namespace and name, without a key.
+ *
+ * @ignore
+ */
+export function metaName(obj: unknown): string {
   if (typeof obj !== "object" || obj === null) {
     const got = obj === null ? "null" : typeof obj;
     throw new KeyError(`cannot compute a key: expected a Kubernetes object, got ${got}`);
   }
-  const meta: unknown = obj.metadata;
+  const meta: unknown = (obj as { metadata?: unknown }).metadata;
   if (typeof meta !== "object" || meta === null) {
     throw new KeyError(`cannot compute the key of a ${kindOf(obj)}: metadata is missing`);
   }
@@ -59,9 +72,7 @@ export function metaNamespaceKeyFunc<T extends KubeObjectLike = KubeObject>(
       `cannot compute the key of a ${kindOf(obj)}: metadata.namespace is not a string`,
     );
   }
-  if (typeof name === "string" && name !== "" && !name.includes("/")) {
-    return namespace ? `${namespace}/${name}` : name;
-  }
+  if (typeof name === "string" && name !== "" && !name.includes("/")) return name;
   // (messages are built only for a bad object: this runs once per object listed)
   const kind = kindOf(obj);
   const where = namespace ? ` in namespace "${namespace}"` : "";

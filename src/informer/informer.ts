@@ -8,6 +8,7 @@ import type { CheckpointSaved, SyncedFrom } from "../reflector/reflector_checkpo
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { KeyFunc } from "../cache/key_func.ts";
 import { metaNamespaceKeyFunc } from "../cache/key_func.ts";
+import { forEachKeyed } from "../cache/_keyed_entries.ts";
 import {
   type MetricsProvider,
   noopMetrics,
@@ -379,10 +380,9 @@ export class Informer<T extends KubeObjectLike = KubeObject> {
     this.#listeners.set(listener, onClose);
     this.#listenerArray = undefined;
     if (this.#store.hasSynced()) {
-      for (const key of this.#store.listKeys()) {
-        const object = this.#store.getByKey(key)!;
-        listener.enqueue({ type: "add", key, object, initial: true, seq: ++this.#seq });
-      }
+      this.#store[forEachKeyed]((key, object) =>
+        listener.enqueue({ type: "add", key, object, initial: true, seq: ++this.#seq })
+      );
       listener.markInitial(this.#seq);
     }
     return listener;

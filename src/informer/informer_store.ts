@@ -7,7 +7,8 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { contentDiffers } from "../cache/_held_copy.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { Indexer, type IndexerLike, type Indexers } from "../cache/indexer.ts";
-import { keyedUpdate } from "../cache/_keyed_update.ts";
+import { keyedGet, keyedUpdate } from "../cache/_keyed_update.ts";
+import { forEachKeyed } from "../cache/_keyed_entries.ts";
 import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts";
 import type { InformerChange } from "./informer_change.ts";
@@ -148,7 +149,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
     if (this.#transforms) {
       // the indexer keys the transformed object itself
       next = this.#transform(obj);
-      old = this.#indexer.getByKey(key);
+      old = this.#indexer[keyedGet](key, obj);
       this.#indexer.update(next);
     } else {
       // one key per event: computed here, hashed once, the stored copy found once
@@ -162,7 +163,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   delete(obj: T): void {
     const key = this.#keyFunc(obj);
-    const old = this.#indexer.getByKey(key);
+    const old = this.#indexer[keyedGet](key, obj);
     if (!old) return;
     this.#indexer.delete(old);
     let final = old;
@@ -224,23 +225,23 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   replace(items: T[], resourceVersion: string): void {
     const errors: unknown[] = [];
     const next = this.#transformAll(items, errors);
+    // (keys and objects walked together: the indexer keeps no key string per object)
     const before = new Map<string, T>();
-    if (this.#indexer.size > 0) {
-      for (const key of this.#indexer.listKeys()) before.set(key, this.#indexer.getByKey(key)!);
-    }
+    this.#indexer[forEachKeyed]((key, obj) => before.set(key, obj));
     this.#replaceAll(next, resourceVersion, errors);
     const initial = !this.#listed;
     this.#listed = true;
     // Announce what the cache now holds, whatever was left out of it.
-    for (const key of this.#indexer.listKeys()) {
-      const object = this.#indexer.getByKey(key)!;
-      const old = before.get(key);
+    this.#indexer[forEachKeyed]((key, object) => {
+      const old = before.size === 0 ? undefined : before.get(key);
       if (!old) this.#onChange({ type: "add", key, object, isInInitialList: initial });
-      else if (this.#changed(old, object)) {
-        this.#onChange({ type: "update", key, oldObject: old, object });
+      else {
+        if (this.#changed(old, object)) {
+          this.#onChange({ type: "update", key, oldObject: old, object });
+        }
+        before.delete(key);
       }
-      before.delete(key);
-    }
+    });
     for (const [key, old] of before) {
       this.#onChange({ type: "delete", key, object: new DeletedFinalStateUnknown(key, old) });
     }
@@ -249,10 +250,9 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   }
 
   resync(): void {
-    for (const key of this.#indexer.listKeys()) {
-      const obj = this.#indexer.getByKey(key)!;
-      this.#onChange({ type: "update", key, oldObject: obj, object: obj });
-    }
+    this.#indexer[forEachKeyed]((key, obj) =>
+      this.#onChange({ type: "update", key, oldObject: obj, object: obj })
+    );
   }
 
   list(): T[] {
@@ -261,6 +261,16 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   listKeys(): string[] {
     return this.#indexer.listKeys();
+  }
+
+  /**
+   * Every cached object with its key, in `list()` order. Internal: see
+   * `_keyed_entries.ts`.
+   *
+   * @ignore
+   */
+  [forEachKeyed](fn: (key: string, obj: T) => void): void {
+    this.#indexer[forEachKeyed](fn);
   }
 
   get(obj: T): T | undefined {

@@ -399,18 +399,16 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
         // An event the store could not apply is handed back to the watcher,
         // whose recovery rules then relist after the backoff.
         let failure: ConsumerFailure | undefined;
+        // The read's result is dropped before the next is awaited, and its
+        // events are applied in a method of their own: a variable of this
+        // loop would keep the last batch (after a list, every listed object)
+        // while the watch waits for its next read.
+        let r: IteratorResult<WatcherEvent<T>[], void> | undefined;
         while (true) {
-          const r = failure ? await it.throw(failure) : await it.next();
-          failure = undefined;
+          r = failure ? await it.throw(failure) : await it.next();
           if (r.done) break;
-          try {
-            for (const ev of r.value) this.#apply(ev);
-          } catch (err) {
-            // the events before it are applied, the rest of the read is not:
-            // a relist asks for nothing older than the last one applied
-            this.#report(err, "store");
-            failure = new ConsumerFailure(err, this.#lastSyncResourceVersion);
-          }
+          failure = this.#applyBatch(r.value);
+          r = undefined;
         }
       } catch (err) {
         if (signal.aborted) return;
@@ -427,6 +425,22 @@ export class Reflector<T extends KubeObjectLike = KubeObject> {
       } catch {
         return; // aborted
       }
+    }
+  }
+
+  /**
+   * Applies a read's events in order; what the store could not apply ends
+   * the batch and is handed back to the watcher.
+   */
+  #applyBatch(events: WatcherEvent<T>[]): ConsumerFailure | undefined {
+    try {
+      for (const ev of events) this.#apply(ev);
+      return undefined;
+    } catch (err) {
+      // the events before it are applied, the rest of the read is not:
+      // a relist asks for nothing older than the last one applied
+      this.#report(err, "store");
+      return new ConsumerFailure(err, this.#lastSyncResourceVersion);
     }
   }
 
