@@ -52,7 +52,12 @@ export function needsUndici(tls: TlsSettings, runtime: RuntimeName): boolean {
  * runtime's `fetch` (no custom TLS at all), and Node or Deno when the
  * settings need undici (`tls_fetch.ts` handles those), saying so.
  */
-export function webTlsFetch(tls: TlsSettings, runtime: RuntimeName = runtimeName()): TlsFetch {
+export function webTlsFetch(
+  tls: TlsSettings,
+  runtime: RuntimeName = runtimeName(),
+  options: { http2?: boolean } = {},
+): TlsFetch {
+  const { http2 = true } = options;
   const needs = neededFields(tls);
   if (needs.length === 0) {
     const f = globalThis.fetch;
@@ -77,6 +82,7 @@ export function webTlsFetch(tls: TlsSettings, runtime: RuntimeName = runtimeName
       client = g.Deno.createHttpClient({
         ...(tls.ca ? { caCerts: [tls.ca] } : {}),
         ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+        ...(http2 ? {} : { http2: false }),
       });
     } catch {
       // Deno's message may describe the key material; name the fields instead.

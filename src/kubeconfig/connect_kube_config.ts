@@ -1,4 +1,7 @@
 import { connect } from "./_connect.ts";
+import { resolveHttp2 } from "./_http2_option.ts";
+import { runtimeName } from "./_runtime.ts";
+import { webTlsFetch } from "./_web_tls_fetch.ts";
 import { resolveContext } from "./_resolve.ts";
 import { KubeConfig } from "./kube_config.ts";
 import type { KubeConnection } from "./kube_connection.ts";
@@ -12,6 +15,12 @@ export interface ConnectKubeConfigOptions {
   name?: string;
   /** The `User-Agent` header. Default: `"kube-reflector"`. */
   userAgent?: string;
+  /**
+   * Speak HTTP/2 where the API server offers it (on Deno with TLS, through
+   * `Deno.createHttpClient`); `false`: HTTP/1.1 only. Elsewhere the
+   * runtime's `fetch` serves as it is. Default: `true`.
+   */
+  http2?: boolean;
 }
 
 /**
@@ -71,9 +80,14 @@ export async function connectKubeConfig(
   options: ConnectKubeConfigOptions = {},
 ): Promise<KubeConnection> {
   const { context, name, userAgent } = options;
+  const http2 = resolveHttp2(options.http2, "connectKubeConfig");
   const config = kubeconfig instanceof KubeConfig
     ? kubeconfig
     : parseKubeConfig(kubeconfig, { name });
   const r = await resolveContext(config, context, {});
-  return await connect(r, {}, userAgent);
+  return await connect(
+    r,
+    { createFetch: (tls) => webTlsFetch(tls, runtimeName(), { http2 }) },
+    userAgent,
+  );
 }

@@ -1,3 +1,4 @@
+import { resolveHttp2 } from "./_http2_option.ts";
 import { checkCertificates } from "./_pem.ts";
 import { readText } from "./_node_fs.ts";
 import { processEnv } from "./_runtime.ts";
@@ -23,6 +24,15 @@ export interface InClusterConfigOptions {
   tokenMaxAgeMs?: number;
   /** The `User-Agent` header. Default: `"kube-reflector"`. */
   userAgent?: string;
+  /**
+   * Speak HTTP/2 where the API server offers it (ALPN; HTTP/1.1 otherwise):
+   * many watches share one connection, up to the server's
+   * `maxConcurrentStreams`, another connection opening beyond it. On Node
+   * with TLS through undici; on Deno with TLS through `Deno.createHttpClient`.
+   * `false`: HTTP/1.1 only, one connection per watch. Plain HTTP (`kubectl
+   * proxy`), Bun and edge runtimes use their `fetch` as it is. Default: `true`.
+   */
+  http2?: boolean;
 }
 
 /**
@@ -86,6 +96,7 @@ export async function inClusterConfig(
     tokenMaxAgeMs = 60_000,
     userAgent,
   } = options;
+  const http2 = resolveHttp2(options.http2, "inClusterConfig");
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {
@@ -120,6 +131,6 @@ export async function inClusterConfig(
     tls: { ca, fields: { ca: caPath } },
     token,
     userAgent,
-    createFetch: (tls) => createTlsFetch(tls),
+    createFetch: (tls) => createTlsFetch(tls, { http2 }),
   });
 }

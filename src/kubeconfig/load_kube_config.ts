@@ -1,4 +1,5 @@
 import { connect } from "./_connect.ts";
+import { resolveHttp2 } from "./_http2_option.ts";
 import { readText } from "./_node_fs.ts";
 import { resolveContext } from "./_resolve.ts";
 import { encodeBase64, processEnv } from "./_runtime.ts";
@@ -25,6 +26,15 @@ export interface LoadKubeConfigOptions extends ReadKubeConfigOptions {
   execStderr?: ExecStderr;
   /** The `User-Agent` header. Default: `"kube-reflector"`. */
   userAgent?: string;
+  /**
+   * Speak HTTP/2 where the API server offers it (ALPN; HTTP/1.1 otherwise):
+   * many watches share one connection, up to the server's
+   * `maxConcurrentStreams`, another connection opening beyond it. On Node
+   * with TLS through undici; on Deno with TLS through `Deno.createHttpClient`.
+   * `false`: HTTP/1.1 only, one connection per watch. Plain HTTP (`kubectl
+   * proxy`), Bun and edge runtimes use their `fetch` as it is. Default: `true`.
+   */
+  http2?: boolean;
 }
 
 /**
@@ -66,6 +76,7 @@ export interface LoadKubeConfigOptions extends ReadKubeConfigOptions {
  */
 export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promise<KubeConnection> {
   const { context, tokenFileMaxAgeMs, execStderr, userAgent, env = processEnv() } = options;
+  const http2 = resolveHttp2(options.http2, "loadKubeConfig");
   const config = options.config ?? (await readKubeConfig({ ...options, env: options.env }));
   const r = await resolveContext(config, context, env, readText);
   return await connect(r, {
@@ -90,6 +101,6 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
         stderr: execStderr,
       });
     },
-    createFetch: (tls) => createTlsFetch(tls),
+    createFetch: (tls) => createTlsFetch(tls, { http2 }),
   }, userAgent);
 }

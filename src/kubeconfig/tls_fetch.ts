@@ -1,6 +1,8 @@
 import type { TlsSettings } from "./_resolve.ts";
 import { runtimeName } from "./_runtime.ts";
 import { neededFields, needsUndici, type TlsFetch, webTlsFetch } from "./_web_tls_fetch.ts";
+import { resolveHttp2 } from "./_http2_option.ts";
+import { h2Dispatch, type UndiciH2 } from "./_undici_h2.ts";
 import { MissingPackageError } from "./missing_package_error.ts";
 
 export type { TlsSettings } from "./_resolve.ts";
@@ -15,6 +17,17 @@ export interface CreateTlsFetchOptions {
    * `import("undici")` (`npm:undici@^7` on Deno), only when custom TLS needs it.
    */
   importUndici?: () => Promise<unknown>;
+  /**
+   * Speak HTTP/2 where the server offers it (TLS's ALPN picks h2, else
+   * HTTP/1.1): on Node, undici's `allowH2`, with many requests (watches)
+   * sharing one connection up to the server's `maxConcurrentStreams`,
+   * another connection opened beyond it; on Deno, `Deno.createHttpClient`'s
+   * `http2`. `false`: HTTP/1.1 only (one connection per request in flight).
+   * No effect where the runtime's own `fetch` serves (plain HTTP, Bun, the
+   * edge), nor on Deno's undici path (`insecure-skip-tls-verify`,
+   * `tls-server-name`), which stays on HTTP/1.1. Default: `true`.
+   */
+  http2?: boolean;
 }
 
 /**
@@ -22,7 +35,9 @@ export interface CreateTlsFetchOptions {
  * skips verification only when `tls.insecure` is set, and verifies against
  * `tls.serverName` when given, using what each runtime offers:
  *
- * - Node: an `undici` 7 `Agent` (`connect: { ca, cert, key, servername, rejectUnauthorized }`) with undici's `fetch`.
+ * - Node: an `undici` 7 `Agent` (`connect: { ca, cert, key, servername, rejectUnauthorized }`) with undici's `fetch`;
+ *   HTTP/2 when the server offers it (`allowH2`; see the `http2` option): watches share one connection
+ *   up to the server's `maxConcurrentStreams`, and another connection opens beyond it.
  * - Deno: `Deno.createHttpClient({ caCerts, cert, key })` passed as `client`; Deno's client cannot skip
  *   verification or override the server name, so for `insecure-skip-tls-verify` or `tls-server-name`
  *   undici is used on Deno too (through `npm:undici`).
@@ -63,8 +78,12 @@ export async function createTlsFetch(
   options: CreateTlsFetchOptions = {},
 ): Promise<TlsFetch> {
   const { runtime = runtimeName(), importUndici = defaultImportUndici } = options;
-  if (needsUndici(tls, runtime)) return await undiciFetch(tls, runtime === "deno", importUndici);
-  return webTlsFetch(tls, runtime);
+  const http2 = resolveHttp2(options.http2, "createTlsFetch");
+  if (needsUndici(tls, runtime)) {
+    // Deno's undici path stays on HTTP/1.1: its node:http2 client is not proven for long watches here.
+    return await undiciFetch(tls, runtime === "deno", importUndici, http2 && runtime === "node");
+  }
+  return webTlsFetch(tls, runtime, { http2 });
 }
 
 // `npm:` for URL importers (Deno resolves it without config), rewritten to `undici` in the npm build.
@@ -72,7 +91,7 @@ export async function createTlsFetch(
 const defaultImportUndici = () => import("npm:undici@^7");
 
 /** The part of undici used here. */
-interface Undici {
+interface Undici extends Partial<UndiciH2> {
   Agent: new (options: Record<string, unknown>) => { destroy(): Promise<void> };
   fetch: (input: unknown, init: unknown) => Promise<Response>;
 }
@@ -100,10 +119,18 @@ async function undiciFetch(
   tls: TlsSettings,
   onDeno: boolean,
   importUndici: () => Promise<unknown>,
+  http2: boolean,
 ): Promise<TlsFetch> {
   const neededFor = `custom TLS on ${onDeno ? "Deno" : "Node"} (${neededFields(tls).join(", ")})`;
   const undici = await loadUndici(importUndici, neededFor);
+  // h2: the Pool/Client factory keeps each connection within the server's stream limit (see _undici_h2.ts);
+  // without Pool and Client (an unexpected undici), h2 with one request per connection.
+  const h2 = http2 && typeof undici.Pool === "function" && typeof undici.Client === "function"
+    ? h2Dispatch(undici as UndiciH2)
+    : undefined;
   const agent = new undici.Agent({
+    ...(http2 ? { allowH2: true } : {}),
+    ...(h2 ? { factory: h2.factory } : {}),
     // No undici deadlines: a watch may be quiet for minutes (the watcher has its own idle deadline),
     // and undici's timers would outlive the agent.
     headersTimeout: 0,
@@ -120,9 +147,16 @@ async function undiciFetch(
   });
   let closing: Promise<void> | undefined;
   return {
-    fetch:
-      ((input: RequestInfo | URL, init?: RequestInit) =>
-        undici.fetch(input, { ...init, dispatcher: agent })) as typeof fetch,
+    fetch: ((input: RequestInfo | URL, init?: RequestInit) => {
+      const send = () => undici.fetch(input, { ...init, dispatcher: agent });
+      if (!h2) return send();
+      const url = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
+      return h2.gate(
+        url,
+        init?.signal ?? (input instanceof Request ? input.signal : undefined),
+        send,
+      );
+    }) as typeof fetch,
     via: "undici",
     close: () => (closing ??= agent.destroy().catch(() => {})),
   };
