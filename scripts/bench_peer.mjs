@@ -23,7 +23,9 @@
 //   Every workload runs one contender at a time, except side-by-side, which
 //   runs them all at once on the same events (see benchmarks/peer/_driver.ts).
 //   The watch workloads (throughput, side-by-side) run twice: each contender
-//   with its own heap, then every heap padded to the same size (--heap-mib).
+//   with its own heap, then every heap padded to the same size (--heap-mib);
+//   side-by-side a third time with every process's young generation capped
+//   alike (--max-semi-space-size=8), which takes V8's heap-paced collections out.
 //   `million` syncs 1,000,000 ConfigMaps (100,000 with --quick) paginated and
 //   by a streaming list, every contender with the same --max-old-space-size;
 //   `informers` runs 50 and 500 informers (10 and 50 with --quick) in one
@@ -263,6 +265,8 @@ const watchExtra = ["--events", String(watchEvents), "--warmup", String(watchWar
 // The heap every contender of the padded watch workloads starts from: above
 // what any contender's code takes (client-node's is about 31 MB).
 const paddedHeapMiB = 64;
+// The young-generation cap (MiB per semi-space) of the third side-by-side form.
+const youngCapMiB = 8;
 // million: every contender gets this heap limit (the baseline holds about 1.3 GB at 1M ConfigMaps).
 const millionObjects = quick ? 100_000 : 1_000_000;
 const millionHeapArgs = ["--max-old-space-size=8192"];
@@ -310,20 +314,35 @@ const workloads = [
     extra: [...watchExtra, ...(heapMiB ? ["--heap-mib", String(heapMiB)] : [])],
     contenders: [C.baseline, C.watcher, C.informer, C.peer],
   })),
-  ...[0, paddedHeapMiB].map((heapMiB) => ({
+  // Side by side three times: own heaps, padded heaps, and own heaps with
+  // every process's young generation capped (the same V8 flag on each), which
+  // takes V8's heap-size-paced collections out of the comparison.
+  ...[{ heapMiB: 0 }, { heapMiB: paddedHeapMiB }, { heapMiB: 0, semiSpaceMiB: youngCapMiB }].map((
+    { heapMiB, semiSpaceMiB },
+  ) => ({
     group: "side-by-side",
-    id: heapMiB ? `side-by-side-heap-${heapMiB}` : "side-by-side",
+    id: heapMiB
+      ? `side-by-side-heap-${heapMiB}`
+      : semiSpaceMiB
+      ? `side-by-side-semi-${semiSpaceMiB}`
+      : "side-by-side",
     title: `CPU per watch event, all contenders at once on the same ${
       watchEvents.toLocaleString("en")
     } MODIFIED events after ${watchWarmup.toLocaleString("en")} not counted (1,000 ConfigMaps)${
-      heapMiB ? `, every heap padded to ${heapMiB} MiB` : ", each with its own heap"
+      heapMiB
+        ? `, every heap padded to ${heapMiB} MiB`
+        : semiSpaceMiB
+        ? `, each with its own heap and \`--max-semi-space-size=${semiSpaceMiB}\``
+        : ", each with its own heap"
     }`,
     workload: "side-by-side",
     together: true,
     resource: "configmaps",
     objects: 1_000,
     heapMiB,
+    semiSpaceMiB,
     runs: runs * 2,
+    nodeArgs: semiSpaceMiB ? [`--max-semi-space-size=${semiSpaceMiB}`] : [],
     extra: [...watchExtra, ...(heapMiB ? ["--heap-mib", String(heapMiB)] : [])],
     contenders: [C.baseline, C.watcher, C.informer, C.peer],
   })),

@@ -641,7 +641,11 @@ function targetsTable(agg) {
   // The same targets as CPU per event with every contender at once (steadier
   // than events/s): throughput ≥ 0.9× is CPU per event ≤ 1/0.9×.
   for (const sbs of agg.filter((w) => w.workload === "side-by-side")) {
-    const heaps = sbs.heapMiB ? `heaps padded to ${sbs.heapMiB} MiB` : "own heaps";
+    const heaps = sbs.heapMiB
+      ? `heaps padded to ${sbs.heapMiB} MiB`
+      : sbs.semiSpaceMiB
+      ? `own heaps, young generation capped (\`--max-semi-space-size=${sbs.semiSpaceMiB}\` on every process)`
+      : "own heaps";
     for (const [c, limit] of [["us:informer", 0.9], ["us:watcher", 0.95]]) {
       add(
         `CPU per watch event, all at once, ${heaps} (throughput ≥ ${limit}× means ≤ ${
@@ -832,7 +836,17 @@ function sections(agg) {
     }
     if (w.workload === "side-by-side") {
       body = sideBySideTable(w) + costTable(w) + "\n\n" +
-        (w.heapMiB
+        (w.semiSpaceMiB
+          ? `The same workload with each contender's own heap, and the same V8 flag on every process: ` +
+            `\`--max-semi-space-size=${w.semiSpaceMiB}\` (MiB per semi-space of the young generation). ` +
+            "With their own heaps, V8 starts a full collection when the old generation's room left " +
+            "(its limit minus its size) is smaller than the young generation, which grows to 64 MiB on " +
+            "this workload in every process; the limit follows the heap that survived the last full " +
+            "collection, so a process whose code takes more heap (client-node's, about 30 MiB) collects " +
+            "the whole heap less often (`node scripts/alloc_per_event.mjs` lists every full collection " +
+            "with why its marking began). A young generation capped alike in every process takes that " +
+            "pacing out, leaving what each does per event."
+          : w.heapMiB
           ? `The same workload with every contender's heap first padded to ${w.heapMiB} MiB in use ` +
             "(small objects kept for the life of the process). V8 schedules its full collections by " +
             "the heap that survived the last one, so with their own heaps a contender whose code " +
