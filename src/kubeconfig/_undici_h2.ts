@@ -13,7 +13,8 @@
  *
  * - 1 until its connection's protocol is known (the ALPN result, from a
  *   wrapper around its public `connect` function);
- * - on h2, the server's `maxConcurrentStreams` from the session's
+ * - on h2, the server's `maxConcurrentStreams` (or the caller's cap, when
+ *   smaller) from the session's
  *   `remoteSettings` (Node's public event; the session is found on the
  *   client by its symbol's description, the one undici internal used, and
  *   when it is absent a fixed 100); a new connection to an origin already
@@ -81,8 +82,12 @@ export function streamsFrom(value: unknown): number {
   return Math.min(Math.floor(value), 2 ** 31 - 1);
 }
 
-/** Makes the per-Agent h2 machinery over `undici`'s constructors. */
-export function h2Dispatch(undici: UndiciH2): H2Dispatch {
+/**
+ * Makes the per-Agent h2 machinery over `undici`'s constructors; `maxStreams`
+ * (the `maxStreamsPerConnection` option) caps each connection's streams
+ * below the server's limit when smaller. Default: the server's limit.
+ */
+export function h2Dispatch(undici: UndiciH2, maxStreams = Infinity): H2Dispatch {
   const origins = new Map<string, OriginState>();
   const stateOf = (origin: string | URL): OriginState => {
     const key = typeof origin === "string" ? new URL(origin).origin : origin.origin;
@@ -116,7 +121,7 @@ export function h2Dispatch(undici: UndiciH2): H2Dispatch {
           cb(err, socket);
         })
       : base;
-    const initial = s.protocol === "h2" && s.streams ? s.streams : 1;
+    const initial = s.protocol === "h2" && s.streams ? Math.min(s.streams, maxStreams) : 1;
     const c = new undici.Client(origin, { ...options, connect, pipelining: initial });
     made.client = c;
     c.on("connect", () => {
@@ -125,14 +130,14 @@ export function h2Dispatch(undici: UndiciH2): H2Dispatch {
       s.protocol = "h2";
       if (!session) {
         s.streams = FALLBACK_MAX_STREAMS;
-        c.pipelining = FALLBACK_MAX_STREAMS;
+        c.pipelining = Math.min(FALLBACK_MAX_STREAMS, maxStreams);
         learned(s);
         return;
       }
       session.on("remoteSettings", (settings) => {
         const n = streamsFrom(settings?.maxConcurrentStreams);
         s.streams = n;
-        c.pipelining = n;
+        c.pipelining = Math.min(n, maxStreams);
         learned(s);
       });
     });

@@ -9,6 +9,8 @@
  */
 import type { TlsSettings } from "./_resolve.ts";
 import { runtimeName } from "./_runtime.ts";
+import { CONNECTION_DEFAULTS } from "./_http2_option.ts";
+import { streamBudgetFetch } from "./_stream_budget_fetch.ts";
 import { KubeConfigError, TlsUnsupportedError } from "./kube_config_error.ts";
 
 /** A `fetch` bound to TLS settings, and how to release its connections. */
@@ -55,9 +57,12 @@ export function needsUndici(tls: TlsSettings, runtime: RuntimeName): boolean {
 export function webTlsFetch(
   tls: TlsSettings,
   runtime: RuntimeName = runtimeName(),
-  options: { http2?: boolean } = {},
+  options: { http2?: boolean; maxStreamsPerConnection?: number } = {},
 ): TlsFetch {
-  const { http2 = true } = options;
+  const {
+    http2 = CONNECTION_DEFAULTS.http2,
+    maxStreamsPerConnection = CONNECTION_DEFAULTS.maxStreamsPerConnection,
+  } = options;
   const needs = neededFields(tls);
   if (needs.length === 0) {
     const f = globalThis.fetch;
@@ -77,26 +82,52 @@ export function webTlsFetch(
     });
   }
   if (runtime === "deno" && g.Deno?.createHttpClient) {
-    let client: { close(): void };
+    type DenoClient = { close(): void };
+    const options = {
+      ...(tls.ca ? { caCerts: [tls.ca] } : {}),
+      ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
+      ...(http2 ? {} : { http2: false }),
+    };
+    const createClient = (): DenoClient => g.Deno.createHttpClient(options);
+    let client: DenoClient;
     try {
-      client = g.Deno.createHttpClient({
-        ...(tls.ca ? { caCerts: [tls.ca] } : {}),
-        ...(tls.cert && tls.key ? { cert: tls.cert, key: tls.key } : {}),
-        ...(http2 ? {} : { http2: false }),
-      });
+      client = createClient();
     } catch {
       // Deno's message may describe the key material; name the fields instead.
       throw new KubeConfigError("a certificate or key that does not parse", {
         field: needs.join(", "),
       });
     }
-    let closed = false;
+    const send = (c: DenoClient, input: RequestInfo | URL, init: RequestInit | undefined) =>
+      fetch(input, { ...init, client: c } as unknown as RequestInit);
+    if (!http2) {
+      // HTTP/1.1: the pool already opens a connection per request in flight.
+      let closed = false;
+      return {
+        fetch: (input, init) => send(client, input, init),
+        via: "deno-http-client",
+        close: () => {
+          if (!closed) client.close();
+          closed = true;
+          return Promise.resolve();
+        },
+      };
+    }
+    // h2: Deno's client puts every request on one connection and queues those past the server's
+    // SETTINGS_MAX_CONCURRENT_STREAMS there (a watch would wait forever), without saying the limit:
+    // another client (another connection) per maxStreamsPerConnection requests in flight.
+    const budgeted = streamBudgetFetch<DenoClient>({
+      budget: maxStreamsPerConnection,
+      first: client,
+      createClient,
+      send,
+      closeClient: (c) => c.close(),
+    });
     return {
-      fetch: (input, init) => fetch(input, { ...init, client } as unknown as RequestInit),
+      fetch: budgeted.fetch,
       via: "deno-http-client",
       close: () => {
-        if (!closed) client.close();
-        closed = true;
+        budgeted.close();
         return Promise.resolve();
       },
     };

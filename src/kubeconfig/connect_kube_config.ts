@@ -1,5 +1,5 @@
 import { connect } from "./_connect.ts";
-import { resolveHttp2 } from "./_http2_option.ts";
+import { resolveHttp2, resolveMaxStreams } from "./_http2_option.ts";
 import { runtimeName } from "./_runtime.ts";
 import { webTlsFetch } from "./_web_tls_fetch.ts";
 import { resolveContext } from "./_resolve.ts";
@@ -21,6 +21,16 @@ export interface ConnectKubeConfigOptions {
    * runtime's `fetch` serves as it is. Default: `true`.
    */
   http2?: boolean;
+  /**
+   * At most this many requests (watches included) in flight on one HTTP/2
+   * connection (Deno with TLS, through `Deno.createHttpClient`, whose client
+   * cannot learn the server's `SETTINGS_MAX_CONCURRENT_STREAMS`): past it
+   * another connection opens rather than a request waiting; keep it at or
+   * below the server's limit. A whole number >= 1 (`RangeError` otherwise;
+   * `TypeError` for a non-number). Default: 100 (kube-apiserver's own
+   * default limit since its HTTP/2 hardening; older ones allow 250).
+   */
+  maxStreamsPerConnection?: number;
 }
 
 /**
@@ -81,13 +91,19 @@ export async function connectKubeConfig(
 ): Promise<KubeConnection> {
   const { context, name, userAgent } = options;
   const http2 = resolveHttp2(options.http2, "connectKubeConfig");
+  const maxStreamsPerConnection = resolveMaxStreams(
+    options.maxStreamsPerConnection,
+    "connectKubeConfig",
+  );
   const config = kubeconfig instanceof KubeConfig
     ? kubeconfig
     : parseKubeConfig(kubeconfig, { name });
   const r = await resolveContext(config, context, {});
   return await connect(
     r,
-    { createFetch: (tls) => webTlsFetch(tls, runtimeName(), { http2 }) },
+    {
+      createFetch: (tls) => webTlsFetch(tls, runtimeName(), { http2, maxStreamsPerConnection }),
+    },
     userAgent,
   );
 }

@@ -1,4 +1,4 @@
-import { resolveHttp2 } from "./_http2_option.ts";
+import { resolveHttp2, resolveMaxStreams } from "./_http2_option.ts";
 import { checkCertificates } from "./_pem.ts";
 import { readText } from "./_node_fs.ts";
 import { processEnv } from "./_runtime.ts";
@@ -33,6 +33,18 @@ export interface InClusterConfigOptions {
    * proxy`), Bun and edge runtimes use their `fetch` as it is. Default: `true`.
    */
   http2?: boolean;
+  /**
+   * At most this many requests (watches included) in flight on one HTTP/2
+   * connection; past it another connection opens rather than a request
+   * waiting. On Deno (TLS through `Deno.createHttpClient`), whose client
+   * cannot learn the server's `SETTINGS_MAX_CONCURRENT_STREAMS`, this is
+   * the budget: keep it at or below the server's limit. On Node the
+   * server's advertised limit applies, capped by this when given. A whole
+   * number >= 1 (`RangeError` otherwise; `TypeError` for a non-number).
+   * Default: 100 on Deno (kube-apiserver's own default limit since its
+   * HTTP/2 hardening; older ones allow 250); the server's limit on Node.
+   */
+  maxStreamsPerConnection?: number;
 }
 
 /**
@@ -97,6 +109,10 @@ export async function inClusterConfig(
     userAgent,
   } = options;
   const http2 = resolveHttp2(options.http2, "inClusterConfig");
+  const maxStreamsPerConnection = resolveMaxStreams(
+    options.maxStreamsPerConnection,
+    "inClusterConfig",
+  );
   const host = env.KUBERNETES_SERVICE_HOST;
   const port = env.KUBERNETES_SERVICE_PORT;
   if (!host || !port) {
@@ -131,6 +147,6 @@ export async function inClusterConfig(
     tls: { ca, fields: { ca: caPath } },
     token,
     userAgent,
-    createFetch: (tls) => createTlsFetch(tls, { http2 }),
+    createFetch: (tls) => createTlsFetch(tls, { http2, maxStreamsPerConnection }),
   });
 }

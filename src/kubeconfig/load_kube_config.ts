@@ -1,5 +1,5 @@
 import { connect } from "./_connect.ts";
-import { resolveHttp2 } from "./_http2_option.ts";
+import { resolveHttp2, resolveMaxStreams } from "./_http2_option.ts";
 import { readText } from "./_node_fs.ts";
 import { resolveContext } from "./_resolve.ts";
 import { encodeBase64, processEnv } from "./_runtime.ts";
@@ -35,6 +35,18 @@ export interface LoadKubeConfigOptions extends ReadKubeConfigOptions {
    * proxy`), Bun and edge runtimes use their `fetch` as it is. Default: `true`.
    */
   http2?: boolean;
+  /**
+   * At most this many requests (watches included) in flight on one HTTP/2
+   * connection; past it another connection opens rather than a request
+   * waiting. On Deno (TLS through `Deno.createHttpClient`), whose client
+   * cannot learn the server's `SETTINGS_MAX_CONCURRENT_STREAMS`, this is
+   * the budget: keep it at or below the server's limit. On Node the
+   * server's advertised limit applies, capped by this when given. A whole
+   * number >= 1 (`RangeError` otherwise; `TypeError` for a non-number).
+   * Default: 100 on Deno (kube-apiserver's own default limit since its
+   * HTTP/2 hardening; older ones allow 250); the server's limit on Node.
+   */
+  maxStreamsPerConnection?: number;
 }
 
 /**
@@ -77,6 +89,10 @@ export interface LoadKubeConfigOptions extends ReadKubeConfigOptions {
 export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promise<KubeConnection> {
   const { context, tokenFileMaxAgeMs, execStderr, userAgent, env = processEnv() } = options;
   const http2 = resolveHttp2(options.http2, "loadKubeConfig");
+  const maxStreamsPerConnection = resolveMaxStreams(
+    options.maxStreamsPerConnection,
+    "loadKubeConfig",
+  );
   const config = options.config ?? (await readKubeConfig({ ...options, env: options.env }));
   const r = await resolveContext(config, context, env, readText);
   return await connect(r, {
@@ -101,6 +117,6 @@ export async function loadKubeConfig(options: LoadKubeConfigOptions = {}): Promi
         stderr: execStderr,
       });
     },
-    createFetch: (tls) => createTlsFetch(tls, { http2 }),
+    createFetch: (tls) => createTlsFetch(tls, { http2, maxStreamsPerConnection }),
   }, userAgent);
 }

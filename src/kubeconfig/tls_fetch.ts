@@ -1,7 +1,7 @@
 import type { TlsSettings } from "./_resolve.ts";
 import { runtimeName } from "./_runtime.ts";
 import { neededFields, needsUndici, type TlsFetch, webTlsFetch } from "./_web_tls_fetch.ts";
-import { resolveHttp2 } from "./_http2_option.ts";
+import { resolveHttp2, resolveMaxStreams } from "./_http2_option.ts";
 import { h2Dispatch, type UndiciH2 } from "./_undici_h2.ts";
 import { MissingPackageError } from "./missing_package_error.ts";
 
@@ -28,6 +28,20 @@ export interface CreateTlsFetchOptions {
    * `tls-server-name`), which stays on HTTP/1.1. Default: `true`.
    */
   http2?: boolean;
+  /**
+   * At most this many requests (watches included) in flight on one HTTP/2
+   * connection; past it another connection opens, no request waits. On
+   * Deno, whose client cannot learn the server's
+   * `SETTINGS_MAX_CONCURRENT_STREAMS`, requests are spread over several
+   * `Deno.HttpClient`s (each its own connection) by this budget: keep it at
+   * or below the server's limit, or requests past that limit wait inside
+   * their connection. On Node the server's advertised limit applies, capped
+   * by this option when given. A whole number >= 1 (`RangeError`
+   * otherwise; `TypeError` for a non-number). Default: the server's limit
+   * on Node; 100 on Deno (what kube-apiserver advertises by default since
+   * its HTTP/2 hardening; older ones advertise 250).
+   */
+  maxStreamsPerConnection?: number;
 }
 
 /**
@@ -38,7 +52,8 @@ export interface CreateTlsFetchOptions {
  * - Node: an `undici` 7 `Agent` (`connect: { ca, cert, key, servername, rejectUnauthorized }`) with undici's `fetch`;
  *   HTTP/2 when the server offers it (`allowH2`; see the `http2` option): watches share one connection
  *   up to the server's `maxConcurrentStreams`, and another connection opens beyond it.
- * - Deno: `Deno.createHttpClient({ caCerts, cert, key })` passed as `client`; Deno's client cannot skip
+ * - Deno: `Deno.createHttpClient({ caCerts, cert, key })` passed as `client`, another such client (another
+ *   connection) for each `maxStreamsPerConnection` requests in flight (see that option); Deno's client cannot skip
  *   verification or override the server name, so for `insecure-skip-tls-verify` or `tls-server-name`
  *   undici is used on Deno too (through `npm:undici`).
  * - Bun: its `fetch`'s `tls` option.
@@ -79,11 +94,21 @@ export async function createTlsFetch(
 ): Promise<TlsFetch> {
   const { runtime = runtimeName(), importUndici = defaultImportUndici } = options;
   const http2 = resolveHttp2(options.http2, "createTlsFetch");
+  const maxStreamsPerConnection = resolveMaxStreams(
+    options.maxStreamsPerConnection,
+    "createTlsFetch",
+  );
   if (needsUndici(tls, runtime)) {
     // Deno's undici path stays on HTTP/1.1: its node:http2 client is not proven for long watches here.
-    return await undiciFetch(tls, runtime === "deno", importUndici, http2 && runtime === "node");
+    return await undiciFetch(
+      tls,
+      runtime === "deno",
+      importUndici,
+      http2 && runtime === "node",
+      maxStreamsPerConnection,
+    );
   }
-  return webTlsFetch(tls, runtime, { http2 });
+  return webTlsFetch(tls, runtime, { http2, maxStreamsPerConnection });
 }
 
 // `npm:` for URL importers (Deno resolves it without config), rewritten to `undici` in the npm build.
@@ -120,13 +145,14 @@ async function undiciFetch(
   onDeno: boolean,
   importUndici: () => Promise<unknown>,
   http2: boolean,
+  maxStreams: number | undefined,
 ): Promise<TlsFetch> {
   const neededFor = `custom TLS on ${onDeno ? "Deno" : "Node"} (${neededFields(tls).join(", ")})`;
   const undici = await loadUndici(importUndici, neededFor);
   // h2: the Pool/Client factory keeps each connection within the server's stream limit (see _undici_h2.ts);
   // without Pool and Client (an unexpected undici), h2 with one request per connection.
   const h2 = http2 && typeof undici.Pool === "function" && typeof undici.Client === "function"
-    ? h2Dispatch(undici as UndiciH2)
+    ? h2Dispatch(undici as UndiciH2, maxStreams)
     : undefined;
   const agent = new undici.Agent({
     ...(http2 ? { allowH2: true } : {}),

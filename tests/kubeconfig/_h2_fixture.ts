@@ -21,10 +21,10 @@ export interface H2Fixture {
   close(): Promise<void>;
 }
 
-/** Starts the server (`tls` added to `serverOptions`) and connects with `http2` (client side). */
+/** Starts the server (`tls` added to `serverOptions`) and connects with `http2`, `maxStreamsPerConnection` (client side). */
 export async function h2Fixture(
   serverOptions: FakeApiServerOptions = {},
-  clientOptions: { http2?: boolean } = {},
+  clientOptions: { http2?: boolean; maxStreamsPerConnection?: number } = {},
 ): Promise<H2Fixture> {
   const pki = await createPki();
   const server = await FakeApiServer.start({
@@ -42,6 +42,7 @@ export async function h2Fixture(
       contexts: [{ name: "t", context: { cluster: "c", user: "u" } }],
     }),
     http2: clientOptions.http2,
+    maxStreamsPerConnection: clientOptions.maxStreamsPerConnection,
   });
   const ac = new AbortController();
   const runs: Promise<void>[] = [];

@@ -69,6 +69,33 @@ test("an h2 client's pipelining follows the server's maxConcurrentStreams; a lat
   assert.equal(clients[1].pipelining, 4);
 });
 
+test("maxStreamsPerConnection caps an h2 client's pipelining below the server's limit, never above it", () => {
+  const table: [number, number, number][] = [
+    // [server's maxConcurrentStreams, cap, pipelining]
+    [250, 100, 100],
+    [100, 100, 100],
+    [4, 100, 4], // the server's smaller limit wins
+    [8, 4, 4],
+    [8, 1, 1],
+  ];
+  for (const [server, cap, expected] of table) {
+    const { undici, clients } = fakeUndici(() => "h2");
+    const d = h2Dispatch(undici, cap);
+    d.factory("https://k8s:6443", {});
+    const settings: Listener[] = [];
+    connect(clients[0], { on: (_e: string, l: Listener) => settings.push(l) });
+    for (const l of settings) l({ maxConcurrentStreams: server });
+    assert.equal(clients[0].pipelining, expected, `${server} / ${cap}`);
+    d.factory("https://k8s:6443", {});
+    assert.equal(clients[1].pipelining, expected, `next client, ${server} / ${cap}`);
+  }
+  // Without the session: the fallback, capped too.
+  const { undici, clients } = fakeUndici(() => "h2");
+  h2Dispatch(undici, 7).factory("https://k8s:6443", {});
+  connect(clients[0]);
+  assert.equal(clients[0].pipelining, 7);
+});
+
 test("without undici's session (an internal that moved), an h2 client gets the fixed fallback", () => {
   const { undici, clients } = fakeUndici(() => "h2");
   const d = h2Dispatch(undici);

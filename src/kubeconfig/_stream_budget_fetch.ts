@@ -1,0 +1,202 @@
+/**
+ * A `fetch` spread over several HTTP clients so that none carries more than
+ * a budget of requests in flight, for runtimes whose client puts every
+ * request to a server on one HTTP/2 connection and queues those past the
+ * server's `SETTINGS_MAX_CONCURRENT_STREAMS` inside it without saying what
+ * that limit is (Deno's `Deno.HttpClient`). Each client has its own
+ * connection pool, so a new client is a new connection: when every client
+ * is at the budget, the next request gets a new one instead of waiting
+ * (a watch waiting there would wait forever).
+ *
+ * A request is in flight from its start until its response body is read to
+ * the end, cancelled or errored, or until the request fails or its signal
+ * aborts; a response without a body ends it at once. The body is handed on
+ * through a pull-through `ReadableStream` (no read-ahead: HTTP/2 flow
+ * control still sees the consumer's pace) that notices its end. A response
+ * dropped unread is noticed when it is garbage-collected: its body is then
+ * cancelled and the request counted out.
+ *
+ * Clients are kept until `close()` (an idle one costs no connection once
+ * its pool has dropped the idle socket); requests go to the oldest client
+ * with room, so short requests in sequence reuse the first one. A client's
+ * first request goes alone: the others given to that client wait for its
+ * answer (or failure), by which time its connection exists and says what
+ * it speaks. Without that, a burst (informers starting together) would
+ * have Deno's client race a TLS connection per request and close the
+ * spares unused.
+ *
+ * @module
+ */
+
+/**
+ * The client the next request goes to: the index of the first (oldest)
+ * client with fewer than `budget` requests in flight, or `-1` when every
+ * one is at the budget (a new client is due).
+ */
+export function pickClient(inFlight: readonly number[], budget: number): number {
+  for (let i = 0; i < inFlight.length; i++) if (inFlight[i] < budget) return i;
+  return -1;
+}
+
+/** How {@linkcode streamBudgetFetch} makes, uses and closes clients. */
+export interface StreamBudgetOptions<C> {
+  /** Requests in flight per client at most (a whole number >= 1). */
+  budget: number;
+  /** Makes a client (with its own connection pool). */
+  createClient(): C;
+  /** Sends one request with `client`. */
+  send(client: C, input: RequestInfo | URL, init: RequestInit | undefined): Promise<Response>;
+  /** Closes a client (its pending requests fail). */
+  closeClient(client: C): void;
+  /** The first client, already made (its creation is where bad TLS material fails). Default: made on first use. */
+  first?: C;
+}
+
+/** A budgeted `fetch` and its clients. */
+export interface StreamBudgetFetch {
+  /** The `fetch`. After `close()` it rejects with a `TypeError`. */
+  fetch: typeof fetch;
+  /** Requests in flight per client, oldest client first (a copy). */
+  inFlight(): number[];
+  /** Closes every client. Idempotent. */
+  close(): void;
+}
+
+/** What the collector needs to count out a response dropped unread: no reference to the body handed on. */
+interface Held {
+  reader: ReadableStreamDefaultReader<Uint8Array>;
+  release: () => void;
+}
+
+const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
+
+const dropped = new FinalizationRegistry<Held>((held) => {
+  held.release();
+  held.reader.cancel().catch(() => {});
+});
+
+/** Spreads requests over clients made by `options.createClient`, at most `options.budget` in flight on each. */
+export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBudgetFetch {
+  const { budget, createClient, send, closeClient } = options;
+  const clients: C[] = options.first === undefined ? [] : [options.first];
+  const counts: number[] = clients.map(() => 0);
+  // Per client: undefined before its first request; a promise while that one awaits its answer; null after.
+  const firstAnswer: (Promise<void> | null | undefined)[] = clients.map(() => undefined);
+  let closed = false;
+
+  const budgeted = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
+    if (closed) return Promise.reject(new TypeError("fetch: the connection is closed"));
+    let i = pickClient(counts, budget);
+    if (i < 0) {
+      let client: C;
+      try {
+        client = createClient();
+      } catch (err) {
+        return Promise.reject(err);
+      }
+      i = clients.push(client) - 1;
+      counts.push(0);
+      firstAnswer.push(undefined);
+    }
+    const slot = i;
+    counts[slot]++;
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      counts[slot]--;
+      signal?.removeEventListener("abort", release);
+    };
+    // An abort ends the request (and its body) wherever it is.
+    if (signal && !signal.aborted) signal.addEventListener("abort", release, { once: true });
+    const gate = firstAnswer[slot];
+    let pending: Promise<Response>;
+    if (gate) {
+      pending = waitOrAbort(gate, signal).then(() => send(clients[slot], input, init));
+    } else {
+      try {
+        pending = send(clients[slot], input, init);
+      } catch (err) {
+        pending = Promise.reject(err);
+      }
+      if (gate === undefined) {
+        const answered = pending.then(() => {}, () => {});
+        firstAnswer[slot] = answered;
+        answered.then(() => (firstAnswer[slot] = null));
+      }
+    }
+    return pending.then((res) => counted(res, release), (err) => {
+      release();
+      throw err;
+    });
+  };
+
+  return {
+    fetch: budgeted as typeof fetch,
+    inFlight: () => counts.slice(),
+    close() {
+      if (closed) return;
+      closed = true;
+      for (const c of clients) closeClient(c);
+    },
+  };
+}
+
+/** Resolves with `p`, or rejects with `signal.reason` once it aborts. */
+function waitOrAbort(p: Promise<void>, signal: AbortSignal | null | undefined): Promise<void> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+/** `res` with a body that calls `release` once at its end (read, cancelled, errored, or collected unread). */
+function counted(res: Response, release: () => void): Response {
+  const body = res.body;
+  if (body === null || NULL_BODY_STATUS.has(res.status)) {
+    release();
+    return res;
+  }
+  const reader = body.getReader();
+  const held: Held = { reader, release };
+  const done = (): void => {
+    dropped.unregister(held);
+    release();
+  };
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      return reader.read().then((r) => {
+        if (r.done) {
+          done();
+          controller.close();
+        } else controller.enqueue(r.value);
+      }, (err) => {
+        done();
+        controller.error(err);
+      });
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  dropped.register(stream, held, held);
+  const out = new Response(stream, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+  Object.defineProperties(out, {
+    url: { value: res.url },
+    redirected: { value: res.redirected },
+    type: { value: res.type },
+  });
+  return out;
+}

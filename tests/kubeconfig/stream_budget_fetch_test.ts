@@ -1,0 +1,236 @@
+import assert from "node:assert/strict";
+import { pickClient, streamBudgetFetch } from "../../src/kubeconfig/_stream_budget_fetch.ts";
+import { KubeClient, KubeStatusError } from "../../mod.ts";
+import { test } from "../_test.ts";
+
+test("pickClient: the oldest client below the budget, -1 when all are at it", () => {
+  const table: [number[], number, number][] = [
+    [[], 4, -1], // no client yet: make one
+    [[0], 4, 0],
+    [[3], 4, 0],
+    [[4], 4, -1],
+    [[4, 0], 4, 1],
+    [[4, 4, 2], 4, 2],
+    [[2, 4, 0], 4, 0], // room in the first: short requests keep to it
+    [[4, 4, 4], 4, -1],
+    [[1], 1, -1],
+    [[0, 0], 1, 0],
+    [[100, 99], 100, 1],
+  ];
+  for (const [inFlight, budget, expected] of table) {
+    assert.equal(pickClient(inFlight, budget), expected, `${JSON.stringify(inFlight)} / ${budget}`);
+  }
+});
+
+/** A controllable response body: push chunks, end it, or fail it. */
+class Body {
+  controller!: ReadableStreamDefaultController<Uint8Array>;
+  readonly stream = new ReadableStream<Uint8Array>({
+    start: (c) => void (this.controller = c),
+  });
+  push(text: string) {
+    this.controller.enqueue(new TextEncoder().encode(text));
+  }
+}
+
+/** Fake clients: `send` answers from `next`, and records which client took each request. */
+function fakes() {
+  let made = 0;
+  const closed: number[] = [];
+  const sentOn: number[] = [];
+  const next: (() => Promise<Response>)[] = [];
+  const budgeted = streamBudgetFetch<number>({
+    budget: 2,
+    createClient: () => made++,
+    send: (client, _input, init) => {
+      sentOn.push(client);
+      const answer = next.shift();
+      if (answer) return answer();
+      // Default: hang until aborted.
+      return new Promise((_, reject) => {
+        const signal = init?.signal;
+        if (signal?.aborted) return reject(signal.reason);
+        signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
+    },
+    closeClient: (c) => void closed.push(c),
+  });
+  return { budgeted, next, sentOn, closed, made: () => made };
+}
+
+test("in flight until the body is read to its end; a body-less answer ends at once", async () => {
+  const f = fakes();
+  const body = new Body();
+  f.next.push(() => Promise.resolve(new Response(body.stream, { status: 200 })));
+  const res = await f.budgeted.fetch("https://k/a");
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  body.push("hello ");
+  body.push("world");
+  body.controller.close();
+  assert.deepEqual(f.budgeted.inFlight(), [1]); // nothing read yet
+  assert.equal(await res.text(), "hello world");
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.next.push(() => Promise.resolve(new Response(null, { status: 204 })));
+  const empty = await f.budgeted.fetch("https://k/b");
+  assert.equal(empty.status, 204);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+  assert.deepEqual(f.closed, [0]);
+});
+
+test("in flight until the body is cancelled, or errors; a read that errors once counts once", async () => {
+  const f = fakes();
+  const a = new Body();
+  const b = new Body();
+  f.next.push(() => Promise.resolve(new Response(a.stream)));
+  f.next.push(() => Promise.resolve(new Response(b.stream)));
+  const ra = await f.budgeted.fetch("https://k/a");
+  const rb = await f.budgeted.fetch("https://k/b");
+  assert.deepEqual(f.budgeted.inFlight(), [2]);
+  a.push("x");
+  const reader = ra.body!.getReader();
+  assert.equal((await reader.read()).value?.length, 1);
+  await reader.cancel();
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  const read = rb.body!.getReader().read();
+  b.controller.error(new Error("connection reset"));
+  await assert.rejects(read, /connection reset/);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
+
+test("a request that fails, or is aborted before its answer, is no longer in flight", async () => {
+  const f = fakes();
+  f.next.push(() => Promise.reject(new TypeError("connection refused")));
+  await assert.rejects(f.budgeted.fetch("https://k/a"), /connection refused/);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  const ac = new AbortController();
+  const hanging = f.budgeted.fetch("https://k/b", { signal: ac.signal });
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  ac.abort();
+  assert.deepEqual(f.budgeted.inFlight(), [0]); // at the abort itself
+  await assert.rejects(hanging, { name: "AbortError" });
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  // A signal already aborted: fetch rejects, nothing stays counted.
+  await assert.rejects(f.budgeted.fetch("https://k/c", { signal: AbortSignal.abort() }));
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
+
+test("an abort after the answer ends the request even if its body is never read again", async () => {
+  const f = fakes();
+  const body = new Body();
+  f.next.push(() => Promise.resolve(new Response(body.stream)));
+  const ac = new AbortController();
+  const res = await f.budgeted.fetch("https://k/watch", { signal: ac.signal });
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  ac.abort();
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  await res.body!.cancel(); // and cancelling later does not count it out twice
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
+
+test("past the budget a new client takes the request; freed room in the oldest is used first", async () => {
+  const f = fakes();
+  const acs = Array.from({ length: 5 }, () => new AbortController());
+  const pending = acs.map((ac) => f.budgeted.fetch("https://k/w", { signal: ac.signal }));
+  assert.deepEqual(f.budgeted.inFlight(), [2, 2, 1]);
+  assert.deepEqual(f.sentOn, [0, 1, 2]); // each client's first request goes alone
+  acs[0].abort(); // client 0 has room again; its first request has its answer (a failure)
+  await assert.rejects(pending[0], { name: "AbortError" });
+  await Promise.resolve();
+  assert.deepEqual(f.sentOn, [0, 1, 2, 0]); // client 0's waiting one went; client 1's still waits
+  const ac = new AbortController();
+  pending.push(f.budgeted.fetch("https://k/w", { signal: ac.signal }));
+  assert.equal(f.sentOn.at(-1), 0);
+  assert.deepEqual(f.budgeted.inFlight(), [2, 2, 1]);
+  for (const a of [...acs, ac]) a.abort();
+  const settled = await Promise.allSettled(pending);
+  assert.ok(settled.every((s) => s.status === "rejected"));
+  assert.deepEqual(f.budgeted.inFlight(), [0, 0, 0]);
+  assert.equal(f.made(), 3);
+  f.budgeted.close();
+  f.budgeted.close(); // idempotent
+  assert.deepEqual(f.closed, [0, 1, 2]);
+  await assert.rejects(f.budgeted.fetch("https://k/after"), TypeError);
+});
+
+test("a client's first request goes alone; the others wait for its answer, or their abort", async () => {
+  const f = fakes();
+  let answer!: (res: Response) => void;
+  f.next.push(() => new Promise((resolve) => (answer = resolve)));
+  f.next.push(() => Promise.resolve(new Response("later")));
+  const first = f.budgeted.fetch("https://k/a");
+  const ac = new AbortController();
+  const aborted = f.budgeted.fetch("https://k/b", { signal: ac.signal });
+  assert.deepEqual(f.sentOn, [0]);
+  assert.deepEqual(f.budgeted.inFlight(), [2]); // counted while waiting
+  ac.abort();
+  await assert.rejects(aborted, { name: "AbortError" });
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  const later = f.budgeted.fetch("https://k/c");
+  assert.deepEqual(f.sentOn, [0]);
+  answer(new Response("first"));
+  assert.equal(await (await first).text(), "first");
+  assert.equal(await (await later).text(), "later");
+  assert.deepEqual(f.sentOn, [0, 0]); // the aborted one never went
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
+
+test("many short requests in sequence keep to the first client", async () => {
+  const f = fakes();
+  for (let i = 0; i < 20; i++) {
+    f.next.push(() => Promise.resolve(new Response(`{"n":${i}}`)));
+    assert.deepEqual(await (await f.budgeted.fetch("https://k/x")).json(), { n: i });
+  }
+  assert.equal(f.made(), 1);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
+
+test("KubeClient over the budgeted fetch: an error answer's body, read for the error, ends the request", async () => {
+  const f = fakes();
+  f.next.push(() =>
+    Promise.resolve(
+      new Response("404 page not found\n", {
+        status: 404,
+        headers: { "content-type": "text/plain" },
+      }),
+    )
+  );
+  f.next.push(() =>
+    Promise.resolve(
+      new Response(JSON.stringify({ kind: "Status", code: 500, message: "boom" }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      }),
+    )
+  );
+  const client = new KubeClient({ server: "https://k", fetch: f.budgeted.fetch });
+  await assert.rejects(client.requestJson("/api/v1/nothing"), KubeStatusError);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  await assert.rejects(client.requestJson("/api/v1/boom"), /boom/);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
+
+test("the answer keeps its status, headers, url and redirected flag", async () => {
+  const f = fakes();
+  const original = new Response("x", { status: 201, statusText: "Made", headers: { "x-a": "1" } });
+  Object.defineProperties(original, {
+    url: { value: "https://k/final" },
+    redirected: { value: true },
+  });
+  f.next.push(() => Promise.resolve(original));
+  const res = await f.budgeted.fetch("https://k/start");
+  assert.equal(res.status, 201);
+  assert.equal(res.statusText, "Made");
+  assert.equal(res.headers.get("x-a"), "1");
+  assert.equal(res.url, "https://k/final");
+  assert.equal(res.redirected, true);
+  assert.equal(await res.text(), "x");
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
