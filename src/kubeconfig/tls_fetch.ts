@@ -3,6 +3,7 @@ import { runtimeName } from "./_runtime.ts";
 import { neededFields, needsUndici, type TlsFetch, webTlsFetch } from "./_web_tls_fetch.ts";
 import { resolveHttp2, resolveMaxStreams } from "./_http2_option.ts";
 import { h2Dispatch, type UndiciH2 } from "./_undici_h2.ts";
+import { serializedOnH2 } from "./_serialized_on_h2.ts";
 import { MissingPackageError } from "./missing_package_error.ts";
 
 export type { TlsSettings } from "./_resolve.ts";
@@ -154,9 +155,7 @@ async function undiciFetch(
   const h2 = http2 && typeof undici.Pool === "function" && typeof undici.Client === "function"
     ? h2Dispatch(undici as UndiciH2, maxStreams)
     : undefined;
-  const agent = new undici.Agent({
-    ...(http2 ? { allowH2: true } : {}),
-    ...(h2 ? { factory: h2.factory } : {}),
+  const common = {
     // No undici deadlines: a watch may be quiet for minutes (the watcher has its own idle deadline),
     // and undici's timers would outlive the agent.
     headersTimeout: 0,
@@ -170,10 +169,25 @@ async function undiciFetch(
       ...(tls.serverName ? { servername: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecure,
     },
+  };
+  const agent = new undici.Agent({
+    ...common,
+    ...(http2 ? { allowH2: true } : {}),
+    ...(h2 ? { factory: h2.factory } : {}),
   });
+  // Writes over HTTP/1.1 keep-alive (see serializedOnH2): undici's h2 client starts a request with a body
+  // (fetch always streams one) or a non-idempotent one only when nothing else runs on its connection,
+  // so on a connection carrying watches a write would wait for every watch to end. A separate HTTP/1.1
+  // agent gives each concurrent write its own connection (what writes had before h2), reused by the
+  // next; h2 with one stream per connection would do the same with an h2 handshake per connection, and
+  // a GOAWAY, which undici answers by closing the socket, could lose the write's response.
+  const writes = http2 ? new undici.Agent(common) : undefined;
   let closing: Promise<void> | undefined;
   return {
     fetch: ((input: RequestInfo | URL, init?: RequestInit) => {
+      if (writes && serializedOnH2(input, init)) {
+        return undici.fetch(input, { ...init, dispatcher: writes });
+      }
       const send = () => undici.fetch(input, { ...init, dispatcher: agent });
       if (!h2) return send();
       const url = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
@@ -184,6 +198,9 @@ async function undiciFetch(
       );
     }) as typeof fetch,
     via: "undici",
-    close: () => (closing ??= agent.destroy().catch(() => {})),
+    close: () => (closing ??= Promise.all([agent.destroy(), writes?.destroy()]).then(
+      () => {},
+      () => {},
+    )),
   };
 }
