@@ -30,10 +30,32 @@ export function joinKey(namespace: string, name: string): string {
   return namespace === "" ? name : `${namespace}/${name}`;
 }
 
-/** Values by namespace, then by name; namespaces with no value are dropped. */
+/** The values of a namespace with several (a class of its own: a stored value is never one). */
+class Names<T> extends Map<string, T> {}
+
+/**
+ * Values by namespace, then by name; namespaces with no value are dropped.
+ *
+ * Given `nameOf` (the name a value is stored under, read from the value
+ * itself), a namespace with one value holds it bare, and a `Map` of its
+ * values only from its second (as `IndexTable` does for buckets): many
+ * namespaces hold one object of a kind (`kube-root-ca.crt`, the `default`
+ * ServiceAccount, a tenant's quota), and a `Map` costs about 180 bytes
+ * more than its one entry. Without `nameOf` every namespace is a `Map`.
+ */
 export class NamespacedMap<T> {
-  #byNamespace = new Map<string, Map<string, T>>();
+  #byNamespace = new Map<string, T | Names<T>>();
   #size = 0;
+  readonly #nameOf: ((value: T) => string) | undefined;
+
+  /**
+   * @param nameOf The name `value` is stored under (it must give it for
+   *   every stored value, and values must not be `Map`s). Default: none
+   *   (no value is held bare).
+   */
+  constructor(nameOf?: (value: T) => string) {
+    this.#nameOf = nameOf;
+  }
 
   /** How many values it holds. */
   get size(): number {
@@ -42,36 +64,86 @@ export class NamespacedMap<T> {
 
   /** The value at `namespace`, `name`. */
   get(namespace: string, name: string): T | undefined {
-    return this.#byNamespace.get(namespace)?.get(name);
+    const held = this.#byNamespace.get(namespace);
+    if (held instanceof Names) return held.get(name);
+    return held !== undefined && this.#nameOf!(held) === name ? held : undefined;
   }
 
   /** Stores `value` at `namespace`, `name`; returns the value it replaced. */
   set(namespace: string, name: string, value: T): T | undefined {
-    let names = this.#byNamespace.get(namespace);
-    if (names === undefined) {
-      names = new Map();
-      this.#byNamespace.set(namespace, names);
+    const held = this.#byNamespace.get(namespace);
+    if (held instanceof Names) {
+      const old = held.get(name);
+      held.set(name, value);
+      if (old === undefined) this.#size++;
+      return old;
     }
-    const old = names.get(name);
+    const nameOf = this.#nameOf;
+    if (held === undefined) {
+      this.#byNamespace.set(namespace, nameOf ? value : new Names([[name, value]]));
+      this.#size++;
+      return undefined;
+    }
+    // one value, held bare
+    const heldName = nameOf!(held);
+    if (heldName === name) {
+      this.#byNamespace.set(namespace, value); // (keeps the namespace's place)
+      return held;
+    }
+    const names = new Names<T>();
+    names.set(heldName, held);
     names.set(name, value);
-    if (old === undefined) this.#size++;
-    return old;
+    this.#byNamespace.set(namespace, names);
+    this.#size++;
+    return undefined;
   }
 
   /** Removes the value at `namespace`, `name`; returns it. */
   delete(namespace: string, name: string): T | undefined {
-    const names = this.#byNamespace.get(namespace);
-    const old = names?.get(name);
+    const held = this.#byNamespace.get(namespace);
+    if (held === undefined) return undefined;
+    if (!(held instanceof Names)) {
+      if (this.#nameOf!(held) !== name) return undefined;
+      this.#byNamespace.delete(namespace);
+      this.#size--;
+      return held;
+    }
+    const old = held.get(name);
     if (old === undefined) return undefined;
-    names!.delete(name);
+    held.delete(name);
     this.#size--;
-    if (names!.size === 0) this.#byNamespace.delete(namespace);
+    if (held.size === 0) this.#byNamespace.delete(namespace);
+    else if (held.size === 1 && this.#nameOf) {
+      this.#byNamespace.set(namespace, held.values().next().value!); // bare again
+    }
     return old;
   }
 
-  /** The values of `namespace`, by name (the map itself: do not change it). */
-  inNamespace(namespace: string): ReadonlyMap<string, T> | undefined {
-    return this.#byNamespace.get(namespace);
+  /** Calls `fn` with each value of `namespace` and its name, in the order of {@linkcode values}. */
+  forEachIn(namespace: string, fn: (value: T, name: string) => void): void {
+    const held = this.#byNamespace.get(namespace);
+    if (held instanceof Names) held.forEach(fn);
+    else if (held !== undefined) fn(held, this.#nameOf!(held));
+  }
+
+  /** The values of `namespace`, in the order of {@linkcode values}. */
+  valuesIn(namespace: string): T[] {
+    const held = this.#byNamespace.get(namespace);
+    if (held === undefined) return [];
+    return held instanceof Names ? [...held.values()] : [held];
+  }
+
+  /** The names in `namespace`, in the order of {@linkcode values}. */
+  namesIn(namespace: string): string[] {
+    const held = this.#byNamespace.get(namespace);
+    if (held === undefined) return [];
+    return held instanceof Names ? [...held.keys()] : [this.#nameOf!(held)];
+  }
+
+  /** Whether `namespace` holds its one value bare (no `Map`). Internal, for tests. */
+  holdsBare(namespace: string): boolean {
+    const held = this.#byNamespace.get(namespace);
+    return held !== undefined && !(held instanceof Names);
   }
 
   /** The namespaces that hold a value, in the order they got their first. */
@@ -82,7 +154,10 @@ export class NamespacedMap<T> {
   /** Every value: namespace by namespace, each in the order of its names' first store. */
   values(): T[] {
     const out: T[] = [];
-    for (const names of this.#byNamespace.values()) names.forEach((v) => out.push(v));
+    for (const held of this.#byNamespace.values()) {
+      if (held instanceof Names) held.forEach((v) => out.push(v));
+      else out.push(held);
+    }
     return out;
   }
 
@@ -96,8 +171,10 @@ export class NamespacedMap<T> {
   /** Calls `fn` with each key and value, in the order of {@linkcode values}. */
   forEach(fn: (key: string, value: T) => void): void {
     // (Map#forEach: no entry array per value)
-    this.#byNamespace.forEach((names, namespace) =>
-      names.forEach((value, name) => fn(joinKey(namespace, name), value))
-    );
+    const nameOf = this.#nameOf;
+    this.#byNamespace.forEach((held, namespace) => {
+      if (held instanceof Names) held.forEach((value, name) => fn(joinKey(namespace, name), value));
+      else fn(joinKey(namespace, nameOf!(held)), held);
+    });
   }
 }

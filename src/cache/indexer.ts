@@ -56,7 +56,8 @@ export interface IndexerLike<T extends KubeObjectLike = KubeObject> extends Stor
  *
  * Under {@linkcode metaNamespaceKeyFunc} (the usual key function) the
  * objects are held by namespace, then by name, as client-node's informer
- * holds them: no key string is kept per object (keys are built when asked
+ * holds them (a namespace with a single object holds it without a map of
+ * its own): no key string is kept per object (keys are built when asked
  * for: `listKeys`, `indexKeys`), and an index whose function is
  * {@linkcode namespaceIndexFunc} is that layout itself, at no cost of its
  * own. `list` and `listKeys` then give the objects namespace by namespace
@@ -105,7 +106,9 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   /** Objects are addressed by namespace and name (`metaNamespaceKeyFunc`); else by key in namespace "". */
   readonly #namespaced: boolean;
   readonly #indexers = new Map<string, IndexFunc<T>>();
-  #items = new NamespacedMap<T>();
+  /** Under namespace/name keys, the name an object is stored under (a namespace's lone object is held bare). */
+  readonly #storedName: ((obj: T) => string) | undefined;
+  #items: NamespacedMap<T>;
   /** Each index's table; `null`: the namespace index, which is `#items` itself. */
   #tables = new Map<string, IndexTable | null>();
   // The indexes with a table, as plain arrays in order (the hot paths run
@@ -125,6 +128,8 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     if (typeof keyFunc !== "function") throw new TypeError("Indexer: keyFunc must be a function");
     this.#keyFunc = keyFunc;
     this.#namespaced = keyFunc === metaNamespaceKeyFunc;
+    this.#storedName = this.#namespaced ? storedName : undefined;
+    this.#items = new NamespacedMap<T>(this.#storedName);
     this.addIndexers(indexers);
   }
 
@@ -149,14 +154,14 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
    * @ignore
    */
   [keyedUpdate](key: string, obj: T): T | undefined {
-    if (!this.#namespaced) return this.#put("", key, obj);
+    if (!this.#namespaced) return this.#put("", key, obj, key);
     if (obj instanceof DeletedFinalStateUnknown) {
       const [namespace, name] = splitKey(key);
-      return this.#put(namespace, name, obj);
+      return this.#put(namespace, name, obj, key);
     }
     // the key proves the object has a name, and a string namespace or none
     const meta = obj.metadata!;
-    return this.#put(meta.namespace || "", meta.name!, obj);
+    return this.#put(meta.namespace || "", meta.name!, obj, key);
   }
 
   /**
@@ -171,11 +176,14 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     return this.#items.get(meta.namespace || "", meta.name!);
   }
 
-  /** Stores `obj` at its address and files it in every index with a table; returns what it replaced. */
-  #put(namespace: string, name: string, obj: T): T | undefined {
+  /**
+   * Stores `obj` at its address and files it in every index with a table;
+   * returns what it replaced. `key`: its key, when the caller has it.
+   */
+  #put(namespace: string, name: string, obj: T, key?: string): T | undefined {
     const n = this.#names.length;
     if (n === 0) return this.#items.set(namespace, name, obj); // (the namespace index alone)
-    const key = joinKey(namespace, name);
+    key ??= joinKey(namespace, name);
     if (n === 1) {
       // one index with a table: no values array
       const value = checkValues(this.#names[0], this.#funcs[0](obj));
@@ -253,7 +261,7 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     const funcs = this.#funcs;
     const tables = names.map(() => new IndexTable());
     const n = names.length;
-    const next = new NamespacedMap<T>();
+    const next = new NamespacedMap<T>(this.#storedName);
     const errors: unknown[] = [];
     const values: Filed[] = new Array(n); // reused: each object's values are filed before the next
     for (const obj of items) {
@@ -299,7 +307,7 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     if (table === null) {
       // namespaces hold disjoint objects: no duplicates
       const objs: T[] = [];
-      for (const value of values) this.#items.inNamespace(value)?.forEach((o) => objs.push(o));
+      for (const value of values) this.#items.forEachIn(value, (o) => objs.push(o));
       return objs;
     }
     const keys = new Set<string>();
@@ -312,15 +320,13 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   indexKeys(indexName: string, indexedValue: string): string[] {
     const table = this.#table(indexName);
     if (table !== null) return table.keys(indexedValue);
-    const names = this.#items.inNamespace(indexedValue);
-    return names === undefined ? [] : Array.from(names.keys(), (n) => joinKey(indexedValue, n));
+    return this.#items.namesIn(indexedValue).map((name) => joinKey(indexedValue, name));
   }
 
   byIndex(indexName: string, indexedValue: string): T[] {
     const table = this.#table(indexName);
     if (table !== null) return table.keys(indexedValue).map((key) => this.getByKey(key)!);
-    const names = this.#items.inNamespace(indexedValue);
-    return names === undefined ? [] : [...names.values()];
+    return this.#items.valuesIn(indexedValue);
   }
 
   listIndexFuncValues(indexName: string): string[] {
@@ -426,4 +432,12 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     for (const [name, indexFunc] of indexers) values.push(checkValues(name, indexFunc(obj)));
     return values;
   }
+}
+
+/**
+ * The name under which the layout stores `obj` (it has been accepted by
+ * `metaNamespaceKeyFunc`): a tombstone's from its key.
+ */
+function storedName(obj: KubeObjectLike): string {
+  return obj instanceof DeletedFinalStateUnknown ? splitKey(obj.key)[1] : obj.metadata!.name!;
 }

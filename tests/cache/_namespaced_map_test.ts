@@ -53,14 +53,66 @@ test("NamespacedMap stores, replaces, deletes and drops empty namespaces", () =>
   m.forEach((key, v) => seen.push([key, v]));
   assert.deepEqual(seen, [["ns/a", 4], ["ns/b", 3], ["node", 2]]);
   assert.deepEqual(m.namespaces(), ["ns", ""]);
-  assert.deepEqual([...m.inNamespace("ns")!.keys()], ["a", "b"]);
+  assert.deepEqual(m.namesIn("ns"), ["a", "b"]);
+  assert.deepEqual(m.valuesIn("ns"), [4, 3]);
   assert.equal(m.delete("ns", "a"), 4);
   assert.equal(m.delete("ns", "a"), undefined);
   assert.equal(m.delete("absent", "a"), undefined);
   assert.equal(m.delete("ns", "b"), 3);
   assert.deepEqual(m.namespaces(), [""], "an emptied namespace is dropped");
-  assert.equal(m.inNamespace("ns"), undefined);
+  assert.deepEqual(m.namesIn("ns"), []);
+  assert.deepEqual(m.valuesIn("ns"), []);
   m.set("ns", "c", 5);
   assert.deepEqual(m.namespaces(), ["", "ns"], "a namespace back goes last");
   assert.equal(m.size, 2);
+});
+
+test("NamespacedMap with nameOf holds a namespace's lone value bare, a Map from its second, bare again at one", () => {
+  type V = { name: string; v: number };
+  const m = new NamespacedMap<V>((value) => value.name);
+  const a1 = { name: "a", v: 1 };
+  const a2 = { name: "a", v: 2 };
+  const b = { name: "b", v: 3 };
+  assert.equal(m.set("ns", "a", a1), undefined);
+  assert.equal(m.holdsBare("ns"), true, "one value: no Map");
+  assert.equal(m.get("ns", "a"), a1);
+  assert.equal(m.get("ns", "b"), undefined, "a bare value answers only to its name");
+  assert.equal(m.delete("ns", "b"), undefined);
+  assert.equal(m.set("other", "x", { name: "x", v: 9 }), undefined);
+  assert.equal(m.set("ns", "a", a2), a1, "the same name: replaced, still bare");
+  assert.equal(m.holdsBare("ns"), true);
+  assert.deepEqual(
+    m.namespaces(),
+    ["ns", "other"],
+    "a replaced bare value keeps its namespace's place",
+  );
+  assert.equal(m.set("ns", "b", b), undefined);
+  assert.equal(m.holdsBare("ns"), false, "a Map from the second value");
+  assert.equal(m.size, 3);
+  assert.deepEqual(m.namesIn("ns"), ["a", "b"], "the bare value first, where it was stored first");
+  assert.deepEqual(m.valuesIn("ns"), [a2, b]);
+  assert.deepEqual(m.keys(), ["ns/a", "ns/b", "other/x"]);
+  assert.equal(m.delete("ns", "a"), a2);
+  assert.equal(m.holdsBare("ns"), true, "bare again at one value");
+  assert.equal(m.get("ns", "b"), b);
+  assert.equal(m.get("ns", "a"), undefined);
+  const seen: string[] = [];
+  m.forEach((key, value) => seen.push(`${key}=${value.v}`));
+  assert.deepEqual(seen, ["ns/b=3", "other/x=9"]);
+  const inNs: string[] = [];
+  m.forEachIn("ns", (value, name) => inNs.push(`${name}=${value.v}`));
+  m.forEachIn("absent", () => inNs.push("absent"));
+  assert.deepEqual(inNs, ["b=3"]);
+  assert.deepEqual(m.values().map((v) => v.v), [3, 9]);
+  assert.deepEqual(m.namesIn("other"), ["x"]);
+  assert.equal(m.delete("ns", "b"), b);
+  assert.equal(m.delete("other", "x")?.v, 9);
+  assert.equal(m.size, 0);
+  assert.deepEqual(m.namespaces(), []);
+  assert.equal(m.holdsBare("ns"), false);
+  // without nameOf, every namespace is a Map (any value can be stored)
+  const plain = new NamespacedMap<number>();
+  plain.set("ns", "a", 1);
+  assert.equal(plain.holdsBare("ns"), false);
+  assert.equal(plain.get("ns", "a"), 1);
 });
