@@ -18,7 +18,14 @@ import type { TransformFunc } from "./transform.ts";
  * Options of {@linkcode InformerStore}.
  */
 export interface InformerStoreOptions<T extends KubeObjectLike = KubeObject> {
-  /** Receives every change, synchronously, after the cache has applied it. It must not throw. Default: none. */
+  /**
+   * Receives every change, synchronously, after the cache has applied it.
+   * It must not throw. It may change the store (an `add`, `update` or
+   * `delete` from within is applied and announced at once, a nested call);
+   * a `replace` or `resync` in progress then goes on from the snapshot it
+   * took, and skips an object that is no longer the one cached under its
+   * key, so each object is announced once. Default: none.
+   */
   onChange?: (change: InformerChange<T>) => void;
   /** Applied to every object before it is stored. Default: none. */
   transform?: TransformFunc<T>;
@@ -97,6 +104,8 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   readonly #onChange: (change: InformerChange<T>) => void;
   readonly #replayRestoreAsAdds: boolean;
   #listed = false;
+  /** Counts the calls that may change the cache (a walk checks its snapshot only once it moved). */
+  #writes = 0;
   /** A transform was given (the default keeps objects as they are). */
   readonly #transforms: boolean;
 
@@ -144,6 +153,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   update(obj: T): void {
     const key = this.#keyFunc(obj);
+    this.#writes++;
     let next = obj;
     let old: T | undefined;
     if (this.#transforms) {
@@ -165,6 +175,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
     const key = this.#keyFunc(obj);
     const old = this.#indexer[keyedGet](key, obj);
     if (!old) return;
+    this.#writes++;
     this.#indexer.delete(old);
     let final = old;
     let failure: unknown;
@@ -194,6 +205,7 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   /** The indexer becomes `next`; what an index function rejected is added to `errors` (the rest is in the cache). */
   #replaceAll(next: T[], resourceVersion: string, errors: unknown[]): void {
+    this.#writes++;
     try {
       this.#indexer.replace(next, resourceVersion);
     } catch (err) {
@@ -231,18 +243,24 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
     this.#replaceAll(next, resourceVersion, errors);
     const initial = !this.#listed;
     this.#listed = true;
-    // Announce what the cache now holds, whatever was left out of it.
-    this.#indexer[forEachKeyed]((key, object) => {
+    // Announce what the cache now holds, whatever was left out of it: from
+    // a snapshot, as onChange may change the store (what it changed is
+    // announced by that change, not again here).
+    const now = this.#snapshot();
+    const writes = this.#writes;
+    for (let i = 0; i < now.length; i += 2) {
+      const key = now[i] as string;
+      const object = now[i + 1] as T;
       const old = before.size === 0 ? undefined : before.get(key);
+      if (old) before.delete(key);
+      if (writes !== this.#writes && !this.#holds(key, object)) continue;
       if (!old) this.#onChange({ type: "add", key, object, isInInitialList: initial });
-      else {
-        if (this.#changed(old, object)) {
-          this.#onChange({ type: "update", key, oldObject: old, object });
-        }
-        before.delete(key);
+      else if (this.#changed(old, object)) {
+        this.#onChange({ type: "update", key, oldObject: old, object });
       }
-    });
+    }
     for (const [key, old] of before) {
+      if (writes !== this.#writes && this.#indexer.getByKey(key) !== undefined) continue; // (stored again by onChange)
       this.#onChange({ type: "delete", key, object: new DeletedFinalStateUnknown(key, old) });
     }
     if (initial) this.#onChange({ type: "synced" });
@@ -250,9 +268,27 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
   }
 
   resync(): void {
-    this.#indexer[forEachKeyed]((key, obj) =>
-      this.#onChange({ type: "update", key, oldObject: obj, object: obj })
-    );
+    // from a snapshot: onChange may change the store
+    const now = this.#snapshot();
+    const writes = this.#writes;
+    for (let i = 0; i < now.length; i += 2) {
+      const key = now[i] as string;
+      const obj = now[i + 1] as T;
+      if (writes !== this.#writes && !this.#holds(key, obj)) continue;
+      this.#onChange({ type: "update", key, oldObject: obj, object: obj });
+    }
+  }
+
+  /** Every cached key and object, alternately, in `list()` order (one array). */
+  #snapshot(): (string | T)[] {
+    const out: (string | T)[] = [];
+    this.#indexer[forEachKeyed]((key, obj) => out.push(key, obj));
+    return out;
+  }
+
+  /** Whether the cache still holds `obj` under `key` (a snapshot's entry: onChange may have changed it). */
+  #holds(key: string, obj: T): boolean {
+    return this.#indexer[keyedGet](key, obj) === obj;
   }
 
   list(): T[] {
