@@ -70,7 +70,11 @@ export interface IndexerLike<T extends KubeObjectLike = KubeObject> extends Stor
  * recomputed from the stored object as client-go does (an object mutated in
  * place and stored again is searched for in every bucket, so it is still
  * re-indexed correctly; mutating a stored object and then storing a
- * different one is not supported), a delete drops buckets that become empty, and a
+ * different one is not supported), a delete removes the values recomputed
+ * from the stored object, whichever copy it is given (a value whose bucket
+ * does not hold the key starts that search; an object mutated in place so
+ * that it lost a value must be stored again before it is deleted) and drops
+ * buckets that become empty, and a
  * `replace` builds the new content and indices aside and swaps them in
  * at once. If a key or index function throws, the operation changes
  * nothing. Stored objects are shared, as in every {@linkcode Store}.
@@ -206,8 +210,10 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
     const old = this.#items.delete(namespace, name);
     if (old === undefined || this.#names.length === 0) return;
     const key = joinKey(namespace, name);
+    // where the stored object is filed, recomputed even when it is `obj`
+    // itself (the informer deletes the stored copy): no search of every bucket
     for (let i = 0; i < this.#names.length; i++) {
-      this.#tableList[i].remove(key, this.#filedUnder(old, obj, i));
+      this.#tableList[i].remove(key, this.#filedAt(old, i));
     }
   }
 
@@ -419,6 +425,15 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
   #filedUnder(stored: T | undefined, incoming: T, i: number): Filed | undefined {
     if (stored === undefined) return NONE;
     if (stored === incoming) return undefined;
+    return this.#filedAt(stored, i);
+  }
+
+  /**
+   * What the stored object `stored` is filed under in the `i`th index,
+   * recomputed; `undefined` (unknown: the index searches for the key) when
+   * its index function now fails on it.
+   */
+  #filedAt(stored: T, i: number): Filed | undefined {
     try {
       return checkValues(this.#names[i], this.#funcs[i](stored));
     } catch {
