@@ -64,7 +64,9 @@ export interface IndexerLike<T extends KubeObjectLike = KubeObject> extends Stor
  * (namespaces in the order they got their first object, each namespace's
  * objects in the order they were first stored). Under any other key
  * function, all objects are in one map, in the order they were first
- * stored.
+ * stored. Either way the namespace index answers alike: a stored
+ * {@linkcode DeletedFinalStateUnknown} tombstone is under the namespace of
+ * its key (see {@linkcode namespaceIndexFunc}).
  *
  * Indices stay exact: an update removes the object's old index values,
  * recomputed from the stored object as client-go does (an object mutated in

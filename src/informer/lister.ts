@@ -5,7 +5,7 @@
  */
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { IndexerLike } from "../cache/indexer.ts";
-import { NAMESPACE_INDEX } from "../cache/namespace_index.ts";
+import { NAMESPACE_INDEX, namespaceOf } from "../cache/namespace_index.ts";
 import { type LabelSelector, labelSelector, type LabelSelectorSpec } from "./label_selector.ts";
 
 /**
@@ -82,7 +82,7 @@ export class Lister<T extends KubeObjectLike = KubeObject> {
     if (namespace === undefined) objects = this.#cache.list();
     else if (NAMESPACE_INDEX in this.#cache.getIndexers()) {
       objects = this.#cache.byIndex(NAMESPACE_INDEX, namespace);
-    } else objects = this.#cache.list().filter((o) => (o.metadata?.namespace ?? "") === namespace);
+    } else objects = this.#cache.list().filter((o) => namespaceOf(o) === namespace);
     return !sel || sel.empty ? objects : objects.filter((o) => sel.matches(o.metadata?.labels));
   }
 }
