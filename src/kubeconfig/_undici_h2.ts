@@ -11,21 +11,29 @@
  * forever. So each `Client` (made through the `Agent`'s and `Pool`'s
  * public `factory` options) gets as `pipelining`:
  *
- * - 1 until its connection's protocol is known (the ALPN result, from a
- *   wrapper around its public `connect` function);
- * - on h2, the server's `maxConcurrentStreams` (or the caller's cap, when
- *   smaller) from the session's
- *   `remoteSettings` (Node's public event; the session is found on the
- *   client by its symbol's description, the one undici internal used, and
- *   when it is absent a fixed 100); a new connection to an origin already
- *   known to speak h2 starts at the value learned there;
+ * - 1 while it connects, and on h2 until its own connection's SETTINGS
+ *   arrive (a limit learned on another connection is never assumed: servers
+ *   behind one address may differ);
+ * - on h2, that connection's `maxConcurrentStreams` (or the caller's cap,
+ *   when smaller) from the session's `remoteSettings` (Node's public event;
+ *   the session is found on the client by its symbol's description, the one
+ *   undici internal used, and when it is absent a fixed 100). A server
+ *   advertising 0 (draining) gets no request on that connection: the `Pool`
+ *   is told the client is full (its `needDrain` mark, found by description
+ *   too) and dispatches to, or opens, another;
  * - on HTTP/1.1, 1 (undici then opens one connection per request in flight).
  *
  * The `Pool` sees a client at its limit as busy and dispatches to, or
- * opens, another. Until the first connection to an origin has said what it
- * speaks, requests to that origin wait (the first goes ahead), so that a
- * burst of informers starting together shares one connection instead of
- * opening one each.
+ * opens, another. A connecting client is busy to the `Pool` as well, so
+ * requests arriving during a handshake would each open a connection (a
+ * storm after every reset). So requests pass a gate first, with Go's rule
+ * (it dials at most once per address at a time): while the origin has no
+ * open h2 connection with a free stream and a connection to it is being
+ * made, a request waits for that connection instead of opening its own;
+ * when its SETTINGS arrive the waiters go on (and share it). When the
+ * connection being made fails, every waiter goes on at once, each making
+ * its own attempt (and failing with its own error), never one at a time.
+ * Once the origin is known to speak HTTP/1.1, requests pass at once.
  *
  * @module
  */
@@ -36,10 +44,13 @@ export interface UndiciH2 {
   Client: new (origin: string | URL, options: Record<string, unknown>) => UndiciClient;
 }
 
-/** The part of an undici `Client` used here. */
+/** The part of an undici `Client` used here (all public). */
 interface UndiciClient {
   pipelining: number;
-  on(event: "connect", listener: () => void): unknown;
+  /** undici's `ClientStats`: `size` is the requests running or queued on it. */
+  readonly stats?: { size?: number; connected?: boolean };
+  dispatch(options: unknown, handler: unknown): boolean;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 interface H2Session {
@@ -52,112 +63,272 @@ interface H2Session {
 /** Streams assumed per connection when undici's session cannot be found (undici's and Node's default). */
 export const FALLBACK_MAX_STREAMS = 100;
 
+/** One client (connection) of an origin. */
+interface Conn {
+  client: UndiciClient;
+  /** idle: not connected (new, reset, failed); connecting: TCP/TLS or h2 SETTINGS under way; open: usable. */
+  phase: "idle" | "connecting" | "open";
+  /** The last connection's ALPN result. */
+  protocol?: "h2" | "http/1.1";
+  /** On h2: streams this connection takes (0: none, the server is draining). */
+  limit: number;
+  /** The last connection's socket. */
+  socket?: { destroyed?: boolean };
+}
+
+/** Whether the conn's connection is up (undici's stats; its socket not destroyed, before undici's events say so). */
+function isAlive(conn: Conn): boolean {
+  return conn.client.stats?.connected !== false && conn.socket?.destroyed !== true;
+}
+
+/** A request let through the gate and not yet handed to a client. */
+interface Pass {
+  /** Let through to open a connection (nobody was connecting). */
+  launch: boolean;
+  dispatched: boolean;
+}
+
+/** A request waiting at the gate; `go(true)` lets it pass without re-checking (the connection it awaited failed). */
+type Waiter = (bypass: boolean) => void;
+
 /** What is known of one origin. */
 interface OriginState {
   /** The last connection's protocol; undefined until one said. */
   protocol?: "h2" | "http/1.1";
-  /** On h2: the server's last advertised stream limit. */
-  streams?: number;
-  /** Set while the first connection is being made: later requests wait for it. */
-  probe?: { done: Promise<void>; release: () => void };
+  conns: Set<Conn>;
+  /** Requests let through, not yet dispatched to a client (undici's fetch dispatches a few ticks later). */
+  transit: Pass[];
+  waiters: Set<Waiter>;
 }
 
-/** The `factory` for the Agent, and the gate requests pass through. */
+/** The per-origin Pools and the gate requests pass through. */
 export interface H2Dispatch {
-  /** The Agent's `factory` option. */
-  factory: (origin: string | URL, options: Record<string, unknown>) => unknown;
-  /** Runs `request` now, or once the origin's first connection has said what it speaks. */
+  /** The origin's Pool (made on first use; kept until `close`). */
+  pool(origin: string | URL): unknown;
+  /**
+   * Runs `request` with the origin's Pool as its dispatcher, now or once a
+   * connection being made to the origin is ready (or failed).
+   */
   gate<T>(
-    origin: string,
+    url: string,
     signal: AbortSignal | null | undefined,
-    request: () => Promise<T>,
+    request: (dispatcher: unknown) => Promise<T>,
   ): Promise<T>;
+  /** Lets every waiting request go on (to fail on the destroyed Pools), every later one at once; destroys the Pools. */
+  close(): Promise<void>;
 }
 
-/** Clamps a SETTINGS value to a usable pipelining factor. */
+/**
+ * The server's `SETTINGS_MAX_CONCURRENT_STREAMS` as a number of streams:
+ * 0 stays 0 (the connection takes none); absent or invalid: the fallback.
+ */
 export function streamsFrom(value: unknown): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1) {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
     return FALLBACK_MAX_STREAMS;
   }
   return Math.min(Math.floor(value), 2 ** 31 - 1);
 }
 
+/** Whether the gate lets a request through now, and whether it will be the one opening a connection. */
+export function gateDecision(
+  state: {
+    protocol?: "h2" | "http/1.1";
+    /** Free streams on open h2 connections. */
+    spare: number;
+    /** Requests already let through, not yet dispatched. */
+    inTransit: number;
+    /** A connection being made, or a request let through to make one. */
+    connecting: boolean;
+  },
+): "go" | "launch" | "wait" {
+  if (state.protocol === "http/1.1") return "go";
+  if (state.spare > state.inTransit) return "go";
+  return state.connecting ? "wait" : "launch";
+}
+
 /**
- * Makes the per-Agent h2 machinery over `undici`'s constructors; `maxStreams`
- * (the `maxStreamsPerConnection` option) caps each connection's streams
- * below the server's limit when smaller. Default: the server's limit.
+ * Makes the h2 machinery over `undici`'s constructors: one `Pool` per origin
+ * made with `poolOptions` (TLS, timeouts, `allowH2`); `maxStreams` (the
+ * `maxStreamsPerConnection` option) caps each connection's streams below
+ * the server's limit when smaller. Default: the server's limit.
+ *
+ * The Pools are kept here rather than made by an `Agent`'s `factory`: an
+ * `Agent` closes and forgets an origin's Pool once all its connections
+ * dropped (a reset), and the requests after it would land on a new Pool
+ * knowing nothing of the connection being made in the old one.
  */
-export function h2Dispatch(undici: UndiciH2, maxStreams = Infinity): H2Dispatch {
+export function h2Dispatch(
+  undici: UndiciH2,
+  maxStreams = Infinity,
+  poolOptions: Record<string, unknown> = {},
+): H2Dispatch {
   const origins = new Map<string, OriginState>();
+  let closed = false;
   const stateOf = (origin: string | URL): OriginState => {
     const key = typeof origin === "string" ? new URL(origin).origin : origin.origin;
     let s = origins.get(key);
-    if (!s) origins.set(key, s = {});
+    if (!s) origins.set(key, s = { conns: new Set(), transit: [], waiters: new Set() });
     return s;
   };
-  const learned = (s: OriginState) => {
-    const probe = s.probe;
-    s.probe = undefined;
-    probe?.release();
+  /** Wakes every waiter: each re-checks (`bypass` false) or passes (`bypass` true). */
+  const wake = (s: OriginState, bypass = false) => {
+    const waiters = [...s.waiters];
+    s.waiters.clear();
+    for (const go of waiters) go(bypass);
   };
+  const spareOf = (s: OriginState): number => {
+    let spare = 0;
+    for (const c of s.conns) {
+      if (c.phase !== "open" || c.protocol !== "h2" || !isAlive(c)) continue;
+      spare += Math.max(0, Math.min(c.limit, maxStreams) - (c.client.stats?.size ?? 0));
+    }
+    return spare;
+  };
+  const connecting = (s: OriginState): boolean =>
+    s.transit.some((p) => p.launch) || [...s.conns].some((c) => c.phase === "connecting");
 
-  const makeClient = (origin: string | URL, options: Record<string, unknown>): unknown => {
+  const makeClient = (
+    origin: string | URL,
+    options: Record<string, unknown>,
+    pool: () => unknown,
+  ): UndiciClient => {
     const s = stateOf(origin);
-    const made: { client?: UndiciClient } = {}; // set once constructed; connects come later
-    let alpn: "h2" | "http/1.1" | undefined;
+    const conn = { phase: "idle", limit: 0 } as Conn;
+    /** Tells the Pool whether this client takes requests (false: skip it, as when it is full). */
+    const setFull = (full: boolean) => {
+      const mark = poolNeedDrainOf(pool());
+      if (!mark) return;
+      const c = conn.client as unknown as Record<symbol, unknown>;
+      if (full) c[mark] = true;
+      else if ((conn.client.stats?.size ?? 0) < conn.client.pipelining) c[mark] = false;
+    };
+    const failed = () => {
+      const was = conn.phase;
+      conn.phase = "idle";
+      // The connection being made failed: every waiter goes on at once (each its own attempt).
+      if (was === "connecting") wake(s, true);
+      else wake(s);
+    };
     const base = options.connect;
     const connect = typeof base === "function"
-      ? (opts: unknown, cb: (err: Error | null, socket: unknown) => void) =>
-        base(opts, (err: Error | null, socket: { alpnProtocol?: string | false } | null) => {
-          if (!err && socket) {
-            alpn = socket.alpnProtocol === "h2" ? "h2" : "http/1.1";
-            if (alpn === "http/1.1") {
-              s.protocol = "http/1.1";
-              s.streams = undefined;
-              if (made.client) made.client.pipelining = 1;
-              learned(s);
-            }
-          }
+      ? (opts: unknown, cb: (err: Error | null, socket: unknown) => void) => {
+        conn.phase = "connecting";
+        conn.socket = undefined;
+        conn.client.pipelining = 1;
+        return base(opts, (err: Error | null, socket: { alpnProtocol?: string | false } | null) => {
+          if (socket) conn.socket = socket as { destroyed?: boolean };
+          if (err || !socket) failed();
+          else if (socket.alpnProtocol !== "h2") {
+            conn.protocol = s.protocol = "http/1.1";
+            conn.phase = "open";
+            wake(s);
+          } else conn.protocol = "h2";
           cb(err, socket);
-        })
+        });
+      }
       : base;
-    const initial = s.protocol === "h2" && s.streams ? Math.min(s.streams, maxStreams) : 1;
-    const c = new undici.Client(origin, { ...options, connect, pipelining: initial });
-    made.client = c;
+    const c = new undici.Client(origin, { ...options, connect, pipelining: 1 });
+    conn.client = c;
+    s.conns.add(conn);
+    // Each dispatch to this client ends the transit of one request let through the gate.
+    const dispatch = c.dispatch.bind(c);
+    c.dispatch = (opts, handler) => {
+      const pass = s.transit.shift();
+      if (pass) pass.dispatched = true;
+      const queued = dispatch(opts, handler);
+      if (pass?.launch) wake(s);
+      return queued;
+    };
     c.on("connect", () => {
+      if (conn.protocol === "http/1.1") return;
       const session = http2SessionOf(c);
-      if (alpn === "http/1.1" || (alpn === undefined && !session)) return;
-      s.protocol = "h2";
-      if (!session) {
-        s.streams = FALLBACK_MAX_STREAMS;
-        c.pipelining = Math.min(FALLBACK_MAX_STREAMS, maxStreams);
-        learned(s);
+      if (conn.protocol === undefined && !session) { // no ALPN seen (a custom connector): HTTP/1.1
+        conn.protocol = s.protocol = "http/1.1";
+        conn.phase = "open";
+        wake(s);
         return;
       }
-      session.on("remoteSettings", (settings) => {
-        const n = streamsFrom(settings?.maxConcurrentStreams);
-        s.streams = n;
-        c.pipelining = Math.min(n, maxStreams);
-        learned(s);
-      });
+      conn.protocol = s.protocol = "h2";
+      const opened = (limit: number) => {
+        conn.limit = limit;
+        conn.phase = "open";
+        c.pipelining = Math.max(1, Math.min(limit, maxStreams));
+        setFull(limit === 0);
+        wake(s);
+      };
+      if (!session) opened(FALLBACK_MAX_STREAMS);
+      else {session.on("remoteSettings", (settings) =>
+          opened(streamsFrom(settings?.maxConcurrentStreams)));}
+    });
+    c.on("disconnect", () => {
+      // The old socket's close can come after a new connect began: only the current socket's counts.
+      // (no socket yet: its TLS handshake is under way; a live one: not the one that closed).
+      if (!conn.socket || conn.socket.destroyed === false) return;
+      conn.phase = "idle";
+      wake(s);
+    });
+    c.on("connectionError", failed);
+    c.on("drain", () => {
+      // The Pool clears its mark on drain: a connection taking no streams stays marked full.
+      if (conn.phase === "open" && conn.protocol === "h2" && conn.limit === 0) {
+        queueMicrotask(() => setFull(true));
+      }
+      wake(s);
     });
     return c;
   };
 
+  const pools = new Map<string, { destroy?: () => Promise<unknown> }>();
+  const poolFor = (origin: string | URL) => {
+    const key = typeof origin === "string" ? new URL(origin).origin : origin.origin;
+    let pool = pools.get(key);
+    if (!pool) {
+      const made = new undici.Pool(key, {
+        ...poolOptions,
+        factory: (o: string | URL, opts: Record<string, unknown>) =>
+          makeClient(o, opts, () => made),
+      }) as { destroy?: () => Promise<unknown> };
+      pools.set(key, pool = made);
+    }
+    return pool;
+  };
+
   return {
-    factory: (origin, options) => new undici.Pool(origin, { ...options, factory: makeClient }),
-    async gate(origin, signal, request) {
-      const s = stateOf(origin);
-      while (s.protocol === undefined && s.probe) await waitOrAbort(s.probe.done, signal);
-      if (s.protocol !== undefined || s.probe) return await request();
-      let release!: () => void;
-      const done = new Promise<void>((resolve) => (release = resolve));
-      s.probe = { done, release };
-      try {
-        return await request();
-      } finally {
-        if (s.probe?.done === done) learned(s);
+    pool: poolFor,
+    async gate(url, signal, request) {
+      const s = stateOf(url);
+      const dispatcher = poolFor(url);
+      let launch = false;
+      while (!closed) {
+        const decision = gateDecision({
+          protocol: s.protocol,
+          spare: spareOf(s),
+          inTransit: s.transit.filter((p) => !p.launch).length,
+          connecting: connecting(s),
+        });
+        if (decision !== "wait") {
+          launch = decision === "launch";
+          break;
+        }
+        if (await waitOrAbort(s, signal)) break; // bypass: the awaited connection failed
       }
+      if (closed) return await request(dispatcher);
+      const pass: Pass = { launch, dispatched: false };
+      s.transit.push(pass);
+      try {
+        return await request(dispatcher);
+      } finally {
+        if (!pass.dispatched) {
+          const i = s.transit.indexOf(pass);
+          if (i >= 0) s.transit.splice(i, 1);
+          wake(s);
+        }
+      }
+    },
+    async close() {
+      closed = true;
+      for (const s of origins.values()) wake(s, true);
+      await Promise.all([...pools.values()].map((p) => p.destroy?.().catch(() => {})));
     },
   };
 }
@@ -170,16 +341,26 @@ function http2SessionOf(client: unknown): H2Session | undefined {
   return session && typeof session.on === "function" ? session : undefined;
 }
 
-/** Resolves with `p`, or rejects with `signal.reason` once it aborts. */
-function waitOrAbort(p: Promise<void>, signal: AbortSignal | null | undefined): Promise<void> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(signal.reason);
+/** The Pool's mark for a client it must skip (own symbol described "needDrain"); undefined when absent. */
+function poolNeedDrainOf(pool: unknown): symbol | undefined {
+  if (pool === null || typeof pool !== "object") return undefined;
+  return Object.getOwnPropertySymbols(pool).find((s) => s.description === "needDrain");
+}
+
+/** Waits for the next change at the origin; true when told to pass. Rejects with `signal.reason` on abort (listener removed). */
+function waitOrAbort(s: OriginState, signal: AbortSignal | null | undefined): Promise<boolean> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    p.then(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    });
+    const onAbort = () => {
+      signal?.removeEventListener("abort", onAbort);
+      s.waiters.delete(go);
+      reject(signal?.reason);
+    };
+    const go: Waiter = (bypass) => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(bypass);
+    };
+    s.waiters.add(go);
+    signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

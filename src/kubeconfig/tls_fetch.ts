@@ -150,11 +150,6 @@ async function undiciFetch(
 ): Promise<TlsFetch> {
   const neededFor = `custom TLS on ${onDeno ? "Deno" : "Node"} (${neededFields(tls).join(", ")})`;
   const undici = await loadUndici(importUndici, neededFor);
-  // h2: the Pool/Client factory keeps each connection within the server's stream limit (see _undici_h2.ts);
-  // without Pool and Client (an unexpected undici), h2 with one request per connection.
-  const h2 = http2 && typeof undici.Pool === "function" && typeof undici.Client === "function"
-    ? h2Dispatch(undici as UndiciH2, maxStreams)
-    : undefined;
   const common = {
     // No undici deadlines: a watch may be quiet for minutes (the watcher has its own idle deadline),
     // and undici's timers would outlive the agent.
@@ -170,11 +165,15 @@ async function undiciFetch(
       rejectUnauthorized: !tls.insecure,
     },
   };
-  const agent = new undici.Agent({
-    ...common,
-    ...(http2 ? { allowH2: true } : {}),
-    ...(h2 ? { factory: h2.factory } : {}),
-  });
+  // h2: per-origin Pools keep each connection within the server's stream limit and make one connection
+  // at a time (see _undici_h2.ts); without Pool and Client (an unexpected undici), the Agent with h2
+  // and one request per connection.
+  const h2 = http2 && typeof undici.Pool === "function" && typeof undici.Client === "function"
+    ? h2Dispatch(undici as UndiciH2, maxStreams, { ...common, allowH2: true })
+    : undefined;
+  const agent = h2
+    ? undefined
+    : new undici.Agent({ ...common, ...(http2 ? { allowH2: true } : {}) });
   // Writes over HTTP/1.1 keep-alive (see serializedOnH2): undici's h2 client starts a request with a body
   // (fetch always streams one) or a non-idempotent one only when nothing else runs on its connection,
   // so on a connection carrying watches a write would wait for every watch to end. A separate HTTP/1.1
@@ -188,17 +187,16 @@ async function undiciFetch(
       if (writes && serializedOnH2(input, init)) {
         return undici.fetch(input, { ...init, dispatcher: writes });
       }
-      const send = () => undici.fetch(input, { ...init, dispatcher: agent });
-      if (!h2) return send();
+      if (!h2) return undici.fetch(input, { ...init, dispatcher: agent });
       const url = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
       return h2.gate(
         url,
         init?.signal ?? (input instanceof Request ? input.signal : undefined),
-        send,
+        (dispatcher) => undici.fetch(input, { ...init, dispatcher }),
       );
     }) as typeof fetch,
     via: "undici",
-    close: () => (closing ??= Promise.all([agent.destroy(), writes?.destroy()]).then(
+    close: () => (closing ??= Promise.all([h2?.close(), agent?.destroy(), writes?.destroy()]).then(
       () => {},
       () => {},
     )),
