@@ -1,7 +1,8 @@
 /**
- * The library's own way into an {@linkcode Indexer}'s update, for a caller
- * that has already computed the object's key and needs the object it
- * replaces (the informer's store, once per event). Not exported from
+ * The library's own ways into an {@linkcode Indexer}'s update, get and
+ * delete, for a caller that has already computed the object's key and needs
+ * the object it replaces or removes (the informer's store, once per event),
+ * or that has a namespace and a name (a `Lister`). Not exported from
  * `mod.ts`: a key that is not the indexer's key for the object would file
  * it wrongly.
  *
@@ -18,3 +19,17 @@ export const keyedUpdate: unique symbol = Symbol("keyedUpdate");
  * and name), without taking the key apart.
  */
 export const keyedGet: unique symbol = Symbol("keyedGet");
+
+/**
+ * `indexer[keyedDelete](key, obj)`: removes the object stored under `key`,
+ * the key of `obj` (already computed), and returns it (`undefined`: none).
+ */
+export const keyedDelete: unique symbol = Symbol("keyedDelete");
+
+/**
+ * `indexer[namespacedGet](namespace, name)`: the stored object whose key
+ * is `namespace/name` (or `name` when `namespace` is `""`), found by
+ * namespace and name where the indexer holds its objects so, without
+ * building the key (a `Lister`'s `get`).
+ */
+export const namespacedGet: unique symbol = Symbol("namespacedGet");

@@ -10,7 +10,7 @@ import { namespaceIndexFunc } from "./namespace_index.ts";
 import { type Store, throwRejected } from "./store.ts";
 import { checkValues, type Filed, IndexTable, NONE, valuesOf } from "./_index_table.ts";
 import { unchangedCopy } from "./_held_copy.ts";
-import { keyedGet, keyedUpdate } from "./_keyed_update.ts";
+import { keyedDelete, keyedGet, keyedUpdate, namespacedGet } from "./_keyed_update.ts";
 import { forEachKeyed } from "./_keyed_entries.ts";
 import { joinKey, NamespacedMap, splitKey } from "./_namespaced_map.ts";
 
@@ -208,15 +208,55 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements IndexerLi
 
   delete(obj: T): void {
     const name = this.#nameOf(obj);
-    const namespace = this.#namespaceOf(obj);
+    this.#remove(this.#namespaceOf(obj), name);
+  }
+
+  /**
+   * `delete(obj)` with the key already computed (it must be `keyFunc(obj)`);
+   * returns the object it removed. Internal: see `_keyed_update.ts`.
+   *
+   * @ignore
+   */
+  [keyedDelete](key: string, obj: T): T | undefined {
+    if (!this.#namespaced) return this.#remove("", key, key);
+    if (obj instanceof DeletedFinalStateUnknown) {
+      const [namespace, name] = splitKey(key);
+      return this.#remove(namespace, name, key);
+    }
+    // the key proves the object has a name, and a string namespace or none
+    const meta = obj.metadata!;
+    return this.#remove(meta.namespace || "", meta.name!, key);
+  }
+
+  /**
+   * `getByKey` of the key `namespace/name` (`name` when `namespace` is
+   * `""`), without building it under namespace/name keys. Internal: see
+   * `_keyed_update.ts`.
+   *
+   * @ignore
+   */
+  [namespacedGet](namespace: string, name: string): T | undefined {
+    // (a name with a "/" is a key split elsewhere: answered as getByKey would)
+    if (!this.#namespaced || name.includes("/")) {
+      return this.getByKey(namespace ? `${namespace}/${name}` : name);
+    }
+    return this.#items.get(namespace, name);
+  }
+
+  /**
+   * Removes the object at an address from the layout and every table;
+   * returns it. `key`: its key, when the caller has it.
+   */
+  #remove(namespace: string, name: string, key?: string): T | undefined {
     const old = this.#items.delete(namespace, name);
-    if (old === undefined || this.#names.length === 0) return;
-    const key = joinKey(namespace, name);
-    // where the stored object is filed, recomputed even when it is `obj`
-    // itself (the informer deletes the stored copy): no search of every bucket
+    if (old === undefined || this.#names.length === 0) return old;
+    key ??= joinKey(namespace, name);
+    // where the stored object is filed, recomputed even when it is the
+    // object given (the informer deletes the stored copy): no search of every bucket
     for (let i = 0; i < this.#names.length; i++) {
       this.#tableList[i].remove(key, this.#filedAt(old, i));
     }
+    return old;
   }
 
   list(): T[] {

@@ -7,7 +7,7 @@ import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import { contentDiffers } from "../cache/_held_copy.ts";
 import { DeletedFinalStateUnknown } from "../cache/deleted_final_state_unknown.ts";
 import { Indexer, type IndexerLike, type Indexers } from "../cache/indexer.ts";
-import { keyedGet, keyedUpdate } from "../cache/_keyed_update.ts";
+import { keyedDelete, keyedGet, keyedUpdate, namespacedGet } from "../cache/_keyed_update.ts";
 import { forEachKeyed } from "../cache/_keyed_entries.ts";
 import { type KeyFunc, metaNamespaceKeyFunc } from "../cache/key_func.ts";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "../cache/namespace_index.ts";
@@ -173,10 +173,9 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   delete(obj: T): void {
     const key = this.#keyFunc(obj);
-    const old = this.#indexer[keyedGet](key, obj);
+    const old = this.#indexer[keyedDelete](key, obj); // (found and removed at once)
     if (!old) return;
     this.#writes++;
-    this.#indexer.delete(old);
     let final = old;
     let failure: unknown;
     try {
@@ -315,6 +314,16 @@ export class InformerStore<T extends KubeObjectLike = KubeObject> implements Ind
 
   getByKey(key: string): T | undefined {
     return this.#indexer.getByKey(key);
+  }
+
+  /**
+   * `getByKey` of `namespace/name`, without building the key where the
+   * indexer need not (a `Lister`'s `get`). Internal: see `_keyed_update.ts`.
+   *
+   * @ignore
+   */
+  [namespacedGet](namespace: string, name: string): T | undefined {
+    return this.#indexer[namespacedGet](namespace, name);
   }
 
   /**

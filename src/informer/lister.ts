@@ -6,6 +6,7 @@
 import type { KubeObject, KubeObjectLike } from "../api/types.ts";
 import type { IndexerLike } from "../cache/indexer.ts";
 import { NAMESPACE_INDEX, namespaceOf } from "../cache/namespace_index.ts";
+import { namespacedGet } from "../cache/_keyed_update.ts";
 import { type LabelSelector, labelSelector, type LabelSelectorSpec } from "./label_selector.ts";
 
 /**
@@ -53,6 +54,8 @@ export interface ListerListOptions {
  */
 export class Lister<T extends KubeObjectLike = KubeObject> {
   readonly #cache: ReadonlyIndexer<T>;
+  /** The library's own indexers find an object by namespace and name without a key string. */
+  readonly #direct: boolean;
 
   /**
    * Creates a lister reading `cache` (for example an informer's store); it copies nothing.
@@ -64,10 +67,14 @@ export class Lister<T extends KubeObjectLike = KubeObject> {
       throw new TypeError("Lister: cache must be an Indexer");
     }
     this.#cache = cache;
+    this.#direct = typeof (cache as Partial<NamespacedGetter<T>>)[namespacedGet] === "function";
   }
 
   /** The object `namespace/name` (or `name` when `namespace` is `""`). */
   get(namespace: string, name: string): T | undefined {
+    if (this.#direct) {
+      return (this.#cache as unknown as NamespacedGetter<T>)[namespacedGet](namespace, name);
+    }
     return this.#cache.getByKey(namespace ? `${namespace}/${name}` : name);
   }
 
@@ -85,4 +92,9 @@ export class Lister<T extends KubeObjectLike = KubeObject> {
     } else objects = this.#cache.list().filter((o) => namespaceOf(o) === namespace);
     return !sel || sel.empty ? objects : objects.filter((o) => sel.matches(o.metadata?.labels));
   }
+}
+
+/** An indexer of this library: see `_keyed_update.ts`. */
+interface NamespacedGetter<T> {
+  [namespacedGet](namespace: string, name: string): T | undefined;
 }

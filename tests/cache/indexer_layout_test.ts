@@ -7,7 +7,7 @@ import { KeyError } from "../../src/cache/key_error.ts";
 import { DeletedFinalStateUnknown } from "../../src/cache/deleted_final_state_unknown.ts";
 import { metaNamespaceKeyFunc } from "../../src/cache/key_func.ts";
 import { NAMESPACE_INDEX, namespaceIndexFunc } from "../../src/cache/namespace_index.ts";
-import { keyedUpdate } from "../../src/cache/_keyed_update.ts";
+import { keyedDelete, keyedUpdate, namespacedGet } from "../../src/cache/_keyed_update.ts";
 import { forEachKeyed } from "../../src/cache/_keyed_entries.ts";
 
 // The Indexer holds objects by namespace and name under metaNamespaceKeyFunc
@@ -77,10 +77,14 @@ test("the namespace/name layout answers as the generic path does over 3,000 rand
       const obj = random();
       const key = metaNamespaceKeyFunc(obj);
       assert.equal(fast[keyedUpdate](key, obj), generic[keyedUpdate](key, obj), at);
-    } else if (r < 0.8) {
+    } else if (r < 0.7) {
       const obj = random();
       fast.delete(obj);
       generic.delete(obj);
+    } else if (r < 0.8) {
+      const obj = random();
+      const key = metaNamespaceKeyFunc(obj);
+      assert.equal(fast[keyedDelete](key, obj), generic[keyedDelete](key, obj), at);
     } else if (r < 0.83) {
       // (one copy per key: a key listed twice sits where the namespace index of
       // the generic path files it last, in the layout where it was first listed)
@@ -103,6 +107,9 @@ test("the namespace/name layout answers as the generic path does over 3,000 rand
       assert.equal(fast.get(probe), generic.get(probe), at);
       const key = metaNamespaceKeyFunc(probe);
       assert.equal(fast.getByKey(key), generic.getByKey(key), at);
+      const { namespace = "", name } = probe.metadata;
+      assert.equal(fast[namespacedGet](namespace, name!), generic.getByKey(key), at);
+      assert.equal(generic[namespacedGet](namespace, name!), generic.getByKey(key), at);
       for (const name of [NAMESPACE_INDEX, "app"]) {
         assert.deepEqual(fast.index(name, probe), generic.index(name, probe), `${at} ${name}`);
       }
