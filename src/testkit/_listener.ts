@@ -9,7 +9,7 @@
  * @module
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createSecureServer, type Http2SecureServer } from "node:http2";
+import { createSecureServer, type Http2SecureServer, type ServerHttp2Session } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
@@ -42,6 +42,8 @@ export class Listener {
   /** Open connections by the client's port (unique per loopback connection while open). */
   readonly #byPeerPort = new Map<number, TrackedConnection>();
   readonly #onChange: () => void;
+  /** Open h2 sessions, each with the highest stream id it took (for a graceful GOAWAY). */
+  readonly #sessions = new Map<ServerHttp2Session, number>();
   #port = 0;
 
   constructor(
@@ -85,6 +87,15 @@ export class Listener {
           Object.defineProperty(socket, "resetAndDestroy", { value: () => resetSocket(raw) });
         }
         this.#track(socket, socket.alpnProtocol === "h2" ? "h2" : "http/1.1");
+      });
+    }
+    if (tls && transport.http2) {
+      (this.#server as Http2SecureServer).on("session", (session: ServerHttp2Session) => {
+        this.#sessions.set(session, 0);
+        session.on("stream", (stream: { id?: number }) => {
+          if (typeof stream.id === "number") this.#sessions.set(session, stream.id);
+        });
+        session.once("close", () => this.#sessions.delete(session));
       });
     }
   }
@@ -166,6 +177,22 @@ export class Listener {
   /** Drops every open connection abruptly (a TCP reset where the runtime supports it). */
   resetConnections(): void {
     for (const socket of this.#sockets) resetSocket(socket);
+  }
+
+  /**
+   * Sends a graceful GOAWAY (NO_ERROR, the last stream id the session took)
+   * on every open h2 connection, as Go's server does when kube-apiserver's
+   * `--goaway-chance` filter picks a request; streams already open are
+   * still served. Returns how many connections got one.
+   */
+  goAwayConnections(): number {
+    let sent = 0;
+    for (const [session, lastStreamId] of this.#sessions) {
+      if (session.closed || session.destroyed) continue;
+      session.goaway(0, lastStreamId);
+      sent++;
+    }
+    return sent;
   }
 
   /** Stops listening and destroys every open connection; resolves once closed. */

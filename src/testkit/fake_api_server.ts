@@ -168,6 +168,20 @@ export class FakeApiServer {
     this.#s.listener.resetConnections();
   }
 
+  /**
+   * Sends a graceful GOAWAY (`NO_ERROR`, last stream id: the last stream the
+   * connection took) on every open h2 connection, as kube-apiserver does on
+   * the requests its `--goaway-chance` filter picks, to move clients to a
+   * new connection: the streams already open (watches) are still served and
+   * new connections are accepted; what a client does with its open streams
+   * is its own (undici closes the connection, ending them; RFC 9113 lets
+   * them finish). HTTP/1.1 connections are left alone. Returns how many
+   * connections got a GOAWAY (0 without the `tls` and `http2` options).
+   */
+  goAwayConnections(): number {
+    return this.#s.listener.goAwayConnections();
+  }
+
   /** Watches that have started streaming since the server started. */
   get watchesOpened(): number {
     return this.#s.watchesOpened;
