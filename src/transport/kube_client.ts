@@ -224,16 +224,30 @@ export class KubeClient {
     return res;
   }
 
-  /** Sends a request and decodes its JSON body. */
+  /**
+   * Sends a request and decodes its JSON body. A body whose read fails (the
+   * connection reset, an HTTP/2 GOAWAY mid-body) rejects with a
+   * {@linkcode KubeNetworkError}; a body that is not JSON, with a
+   * {@linkcode KubeStatusError} naming the status it came with.
+   */
   async requestJson<T>(path: string, options: KubeRequestOptions = {}): Promise<T> {
     const res = await this.request(path, options);
+    const described = `${options.method ?? "GET"} ${path}`;
+    let text: string;
     try {
-      return (await res.json()) as T;
+      text = await res.text();
     } catch (err) {
+      // The body's read failed (a reset, an HTTP/2 GOAWAY mid-body): the
+      // network's fault, not the server's JSON.
       options.signal?.throwIfAborted();
+      throw new KubeNetworkError(described, err);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
       throw new KubeStatusError({
         code: res.status,
-        request: `${options.method ?? "GET"} ${path}`,
+        request: described,
         bodyDescription: `response body is not valid JSON (${
           err instanceof Error ? err.name : "error"
         })`,

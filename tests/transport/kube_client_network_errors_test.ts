@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "../_test.ts";
 import { KubeNetworkError } from "../../src/api/errors.ts";
 import { KubeClient } from "../../src/transport/kube_client.ts";
+import { KubeStatusError } from "../../src/api/kube_status_error.ts";
+import { startHttpServer } from "./_http_server.ts";
 
 /** The KubeNetworkError of a request whose `fetch` throws `thrown`. */
 async function errorOf(thrown: unknown): Promise<KubeNetworkError> {
@@ -128,4 +130,30 @@ test("certificate names that are not host names are left out, and a long list is
     err.message,
     "GET /api/v1/pods: network error: ERR_TLS_CERT_ALTNAME_INVALID (certificate is valid for n0.test, n1.test, n2.test, n3.test, n4.test, n5.test, n6.test, n7.test, and 4 more, not kube.example)",
   );
+});
+
+test("requestJson: a body cut off by the network is a KubeNetworkError, not a JSON error; bad JSON stays a KubeStatusError", async () => {
+  const server = await startHttpServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    if (req.url?.startsWith("/cut")) {
+      // Half an object, then the connection dies (a reset, an HTTP/2 GOAWAY mid-body).
+      res.write('{"kind":"ConfigMap","metadata":{"na');
+      setTimeout(() => res.socket?.destroy(), 5);
+      return;
+    }
+    res.end("{not json");
+  });
+  const client = new KubeClient({ server: server.url, token: "SECRET-token" });
+  try {
+    const cut = await client.requestJson("/cut").catch((e) => e);
+    assert.ok(cut instanceof KubeNetworkError, String(cut));
+    assert.equal(cut.request, "GET /cut");
+    assert.ok(!/SECRET/.test(cut.message), cut.message);
+    const bad = await client.requestJson("/bad").catch((e) => e);
+    assert.ok(bad instanceof KubeStatusError, String(bad));
+    assert.equal(bad.code, 200);
+    assert.match(bad.message, /not valid JSON \(SyntaxError\)/);
+  } finally {
+    await server.close();
+  }
 });
