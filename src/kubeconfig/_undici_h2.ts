@@ -1,5 +1,5 @@
 /**
- * HTTP/2 over an undici `Agent` with one connection shared by many
+ * HTTP/2 over undici `Client`s with one connection shared by many
  * requests, and another connection opened (never a request queued) when
  * the server's `SETTINGS_MAX_CONCURRENT_STREAMS` is reached, as Go's
  * HTTP/2 transport does without `StrictMaxConcurrentStreams`.
@@ -8,8 +8,7 @@
  * `pipelining` is raised (it defaults to 1, so `allowH2` alone opens a
  * connection per concurrent request); raised without bound, requests past
  * the server's limit wait inside the session, and a watch among them waits
- * forever. So each `Client` (made through the `Agent`'s and `Pool`'s
- * public `factory` options) gets as `pipelining`:
+ * forever. So each `Client` gets as `pipelining`:
  *
  * - 1 while it connects, and on h2 until its own connection's SETTINGS
  *   arrive (a limit learned on another connection is never assumed: servers
@@ -17,31 +16,33 @@
  * - on h2, that connection's `maxConcurrentStreams` (or the caller's cap,
  *   when smaller) from the session's `remoteSettings` (Node's public event;
  *   the session is found on the client by its symbol's description, the one
- *   undici internal used, and when it is absent a fixed 100). A server
- *   advertising 0 (draining) gets no request on that connection: the `Pool`
- *   is told the client is full (its `needDrain` mark, found by description
- *   too) and dispatches to, or opens, another;
- * - on HTTP/1.1, 1 (undici then opens one connection per request in flight).
+ *   undici internal used, and when it is absent a fixed 100);
+ * - on HTTP/1.1, 1.
  *
- * The `Pool` sees a client at its limit as busy and dispatches to, or
- * opens, another. A connecting client is busy to the `Pool` as well, so
- * requests arriving during a handshake would each open a connection (a
- * storm after every reset). So requests pass a gate first, with Go's rule
- * (it dials at most once per address at a time): while the origin has no
- * open h2 connection with a free stream and a connection to it is being
- * made, a request waits for that connection instead of opening its own;
- * when its SETTINGS arrive the waiters go on (and share it). When the
- * connection being made fails, every waiter goes on at once, each making
- * its own attempt (and failing with its own error), never one at a time.
- * Once the origin is known to speak HTTP/1.1, requests pass at once.
+ * Which connection a request goes to is chosen here, not by an undici
+ * `Pool` (a `Pool` trusts each client's own busy flag, and a request it
+ * hands to a client at its limit stays queued there behind watches that
+ * never end): an open connection with room by its own SETTINGS (a server
+ * advertising 0, draining, has none), else a client not connected and
+ * carrying nothing (it connects again), else a new one.
+ *
+ * Requests pass a gate first, with Go's rule (it dials at most once per
+ * address at a time): while the origin has no open h2 connection with a
+ * free stream and a connection to it is being made, a request waits for
+ * that connection instead of opening its own; when its SETTINGS arrive the
+ * waiters go on (and share it). When the connection being made fails,
+ * every waiter goes on at once, each making its own attempt (and failing
+ * with its own error), never one at a time. Once the origin is known to
+ * speak HTTP/1.1, requests pass at once.
  *
  * @module
  */
 
 /** The undici constructors used here (all public). */
 export interface UndiciH2 {
-  Pool: new (origin: string | URL, options: Record<string, unknown>) => unknown;
   Client: new (origin: string | URL, options: Record<string, unknown>) => UndiciClient;
+  /** Makes the connect function a `Client` calls (TLS options in, a connector out). */
+  buildConnector: (options: Record<string, unknown>) => unknown;
 }
 
 /** The part of an undici `Client` used here (all public). */
@@ -51,6 +52,7 @@ interface UndiciClient {
   readonly stats?: { size?: number; connected?: boolean };
   dispatch(options: unknown, handler: unknown): boolean;
   on(event: string, listener: (...args: unknown[]) => void): unknown;
+  destroy?(): Promise<unknown>;
 }
 
 interface H2Session {
@@ -74,6 +76,8 @@ interface Conn {
   limit: number;
   /** The last connection's socket. */
   socket?: { destroyed?: boolean };
+  /** Destroyed by `close`. */
+  closed?: boolean;
 }
 
 /** Whether the conn's connection is up (undici's stats; its socket not destroyed, before undici's events say so). */
@@ -103,11 +107,10 @@ interface OriginState {
 
 /** The per-origin Pools and the gate requests pass through. */
 export interface H2Dispatch {
-  /** The origin's Pool (made on first use; kept until `close`). */
-  pool(origin: string | URL): unknown;
   /**
-   * Runs `request` with the origin's Pool as its dispatcher, now or once a
-   * connection being made to the origin is ready (or failed).
+   * Runs `request` with a dispatcher for the origin (it picks the
+   * connection), now or once a connection being made to the origin is
+   * ready (or failed).
    */
   gate<T>(
     url: string,
@@ -147,15 +150,15 @@ export function gateDecision(
 }
 
 /**
- * Makes the h2 machinery over `undici`'s constructors: one `Pool` per origin
- * made with `poolOptions` (TLS, timeouts, `allowH2`); `maxStreams` (the
+ * Makes the h2 machinery over `undici`'s constructors: `Client`s per origin
+ * made with `poolOptions` (TLS in `connect`, timeouts); `maxStreams` (the
  * `maxStreamsPerConnection` option) caps each connection's streams below
  * the server's limit when smaller. Default: the server's limit.
  *
- * The Pools are kept here rather than made by an `Agent`'s `factory`: an
- * `Agent` closes and forgets an origin's Pool once all its connections
- * dropped (a reset), and the requests after it would land on a new Pool
- * knowing nothing of the connection being made in the old one.
+ * The clients are kept here for the life of the connection, not by an
+ * `Agent`: an `Agent` closes and forgets an origin's `Pool` once all its
+ * connections dropped (a reset), and the requests after it would land on a
+ * new one knowing nothing of the connection being made in the old one.
  */
 export function h2Dispatch(
   undici: UndiciH2,
@@ -164,6 +167,10 @@ export function h2Dispatch(
 ): H2Dispatch {
   const origins = new Map<string, OriginState>();
   let closed = false;
+  // Each Client connects through this (undici's own TLS connector, with ALPN offering h2), wrapped
+  // per client to see each connection's protocol.
+  const connectOptions = (poolOptions.connect ?? {}) as Record<string, unknown>;
+  const connector = undici.buildConnector({ allowH2: true, ...connectOptions });
   const stateOf = (origin: string | URL): OriginState => {
     const key = typeof origin === "string" ? new URL(origin).origin : origin.origin;
     let s = origins.get(key);
@@ -190,18 +197,9 @@ export function h2Dispatch(
   const makeClient = (
     origin: string | URL,
     options: Record<string, unknown>,
-    pool: () => unknown,
   ): UndiciClient => {
     const s = stateOf(origin);
     const conn = { phase: "idle", limit: 0 } as Conn;
-    /** Tells the Pool whether this client takes requests (false: skip it, as when it is full). */
-    const setFull = (full: boolean) => {
-      const mark = poolNeedDrainOf(pool());
-      if (!mark) return;
-      const c = conn.client as unknown as Record<symbol, unknown>;
-      if (full) c[mark] = true;
-      else if ((conn.client.stats?.size ?? 0) < conn.client.pipelining) c[mark] = false;
-    };
     const failed = () => {
       const was = conn.phase;
       conn.phase = "idle";
@@ -209,7 +207,7 @@ export function h2Dispatch(
       if (was === "connecting") wake(s, true);
       else wake(s);
     };
-    const base = options.connect;
+    const base = connector;
     const connect = typeof base === "function"
       ? (opts: unknown, cb: (err: Error | null, socket: unknown) => void) => {
         conn.phase = "connecting";
@@ -230,15 +228,6 @@ export function h2Dispatch(
     const c = new undici.Client(origin, { ...options, connect, pipelining: 1 });
     conn.client = c;
     s.conns.add(conn);
-    // Each dispatch to this client ends the transit of one request let through the gate.
-    const dispatch = c.dispatch.bind(c);
-    c.dispatch = (opts, handler) => {
-      const pass = s.transit.shift();
-      if (pass) pass.dispatched = true;
-      const queued = dispatch(opts, handler);
-      if (pass?.launch) wake(s);
-      return queued;
-    };
     c.on("connect", () => {
       if (conn.protocol === "http/1.1") return;
       const session = http2SessionOf(c);
@@ -253,7 +242,6 @@ export function h2Dispatch(
         conn.limit = limit;
         conn.phase = "open";
         c.pipelining = Math.max(1, Math.min(limit, maxStreams));
-        setFull(limit === 0);
         wake(s);
       };
       if (!session) opened(FALLBACK_MAX_STREAMS);
@@ -268,36 +256,51 @@ export function h2Dispatch(
       wake(s);
     });
     c.on("connectionError", failed);
-    c.on("drain", () => {
-      // The Pool clears its mark on drain: a connection taking no streams stays marked full.
-      if (conn.phase === "open" && conn.protocol === "h2" && conn.limit === 0) {
-        queueMicrotask(() => setFull(true));
-      }
-      wake(s);
-    });
+    c.on("drain", () => wake(s));
     return c;
   };
 
-  const pools = new Map<string, { destroy?: () => Promise<unknown> }>();
-  const poolFor = (origin: string | URL) => {
-    const key = typeof origin === "string" ? new URL(origin).origin : origin.origin;
-    let pool = pools.get(key);
-    if (!pool) {
-      const made = new undici.Pool(key, {
-        ...poolOptions,
-        factory: (o: string | URL, opts: Record<string, unknown>) =>
-          makeClient(o, opts, () => made),
-      }) as { destroy?: () => Promise<unknown> };
-      pools.set(key, pool = made);
+  /** Room for one more request on `conn` (its own limit, capped; never a draining or full one). */
+  const hasRoom = (conn: Conn): boolean =>
+    conn.phase === "open" && isAlive(conn) &&
+    (conn.client.stats?.size ?? 0) <
+      (conn.protocol === "h2" ? Math.min(conn.limit, maxStreams) : 1);
+  /**
+   * The client a request goes to, chosen here rather than by an undici
+   * `Pool`: an open connection with room by its own SETTINGS (h2) or idle
+   * (HTTP/1.1); else a client not connected and not carrying anything
+   * (it connects again); else a new one. A request is never queued on a
+   * connection at its limit (undici would hold it there behind watches that
+   * never end).
+   */
+  const pick = (origin: string): UndiciClient => {
+    const s = stateOf(origin);
+    for (const conn of s.conns) if (hasRoom(conn)) return conn.client;
+    for (const conn of s.conns) {
+      if (conn.phase === "idle" && (conn.client.stats?.size ?? 0) === 0 && !conn.closed) {
+        return conn.client;
+      }
     }
-    return pool;
+    return makeClient(origin, { ...poolOptions, allowH2: true });
   };
-
+  /** One request's dispatcher: its dispatch ends the request's transit through the gate. */
+  const dispatcherFor = (origin: string, pass: Pass | undefined) => ({
+    dispatch(opts: unknown, handler: unknown): boolean {
+      const s = stateOf(origin);
+      if (pass && !pass.dispatched) {
+        pass.dispatched = true;
+        const i = s.transit.indexOf(pass);
+        if (i >= 0) s.transit.splice(i, 1);
+      }
+      const queued = pick(origin).dispatch(opts, handler);
+      if (pass?.launch) wake(s);
+      return queued;
+    },
+  });
   return {
-    pool: poolFor,
     async gate(url, signal, request) {
       const s = stateOf(url);
-      const dispatcher = poolFor(url);
+      const origin = new URL(url).origin;
       let launch = false;
       while (!closed) {
         const decision = gateDecision({
@@ -312,11 +315,11 @@ export function h2Dispatch(
         }
         if (await waitOrAbort(s, signal)) break; // bypass: the awaited connection failed
       }
-      if (closed) return await request(dispatcher);
+      if (closed) return await request(dispatcherFor(origin, undefined));
       const pass: Pass = { launch, dispatched: false };
       s.transit.push(pass);
       try {
-        return await request(dispatcher);
+        return await request(dispatcherFor(origin, pass));
       } finally {
         if (!pass.dispatched) {
           const i = s.transit.indexOf(pass);
@@ -327,8 +330,15 @@ export function h2Dispatch(
     },
     async close() {
       closed = true;
-      for (const s of origins.values()) wake(s, true);
-      await Promise.all([...pools.values()].map((p) => p.destroy?.().catch(() => {})));
+      const clients: UndiciClient[] = [];
+      for (const s of origins.values()) {
+        for (const conn of s.conns) {
+          conn.closed = true;
+          clients.push(conn.client);
+        }
+        wake(s, true);
+      }
+      await Promise.all(clients.map((c) => c.destroy?.().catch(() => {})));
     },
   };
 }
@@ -339,12 +349,6 @@ function http2SessionOf(client: unknown): H2Session | undefined {
   const symbol = Object.getOwnPropertySymbols(c).find((s) => s.description === "http2Session");
   const session = symbol ? c[symbol] as H2Session | undefined : undefined;
   return session && typeof session.on === "function" ? session : undefined;
-}
-
-/** The Pool's mark for a client it must skip (own symbol described "needDrain"); undefined when absent. */
-function poolNeedDrainOf(pool: unknown): symbol | undefined {
-  if (pool === null || typeof pool !== "object") return undefined;
-  return Object.getOwnPropertySymbols(pool).find((s) => s.description === "needDrain");
 }
 
 /** Waits for the next change at the origin; true when told to pass. Rejects with `signal.reason` on abort (listener removed). */

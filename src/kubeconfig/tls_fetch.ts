@@ -165,10 +165,11 @@ async function undiciFetch(
       rejectUnauthorized: !tls.insecure,
     },
   };
-  // h2: per-origin Pools keep each connection within the server's stream limit and make one connection
-  // at a time (see _undici_h2.ts); without Pool and Client (an unexpected undici), the Agent with h2
-  // and one request per connection.
-  const h2 = http2 && typeof undici.Pool === "function" && typeof undici.Client === "function"
+  // h2: per-origin clients, each connection kept within its server's stream limit, one connection made
+  // at a time (see _undici_h2.ts); without Client and buildConnector (an unexpected undici), the Agent
+  // with h2 and one request per connection.
+  const h2 = http2 && typeof undici.Client === "function" &&
+      typeof undici.buildConnector === "function"
     ? h2Dispatch(undici as UndiciH2, maxStreams, { ...common, allowH2: true })
     : undefined;
   const agent = h2

@@ -36,25 +36,29 @@ class FakeClient {
   }
 }
 
-/** A stand-in for undici's Pool: makes clients through the factory, with a connector answering `alpn`. */
+/** A stand-in for undici's module: Clients recorded as made, a connector answering `alpn` when told. */
 function fakeUndici(alpn: () => string | false) {
   const clients: FakeClient[] = [];
-  class FakePool {
-    readonly addClient: () => FakeClient;
+  const connector = (_o: unknown, cb: (e: Error | null, s: unknown) => void) =>
+    answers.push((e) => cb(e, e ? null : { alpnProtocol: alpn(), destroyed: false }));
+  class RecordedClient extends FakeClient {
     constructor(origin: string | URL, options: Record<string, unknown>) {
-      (this as unknown as Record<symbol, boolean>)[Symbol("needDrain")] = false; // undici's Pool's mark
-      const connect = (_o: unknown, cb: (e: Error | null, s: unknown) => void) =>
-        answers.push((e) => cb(e, e ? null : { alpnProtocol: alpn(), destroyed: false }));
-      const factory = options.factory as (o: string | URL, opts: unknown) => FakeClient;
-      this.addClient = () => {
-        const c = factory(origin, { connect });
-        clients.push(c);
-        return c;
-      };
-      this.addClient();
+      super(origin, options);
+      clients.push(this);
     }
   }
-  return { undici: { Pool: FakePool, Client: FakeClient } as never, clients };
+  return {
+    undici: { Client: RecordedClient, buildConnector: () => connector } as never,
+    clients,
+  };
+}
+
+/** Sends one request through `d`'s gate and its dispatcher (a client is picked or made); resolves once dispatched. */
+async function dispatchOne(d: ReturnType<typeof h2Dispatch>, path = "/x"): Promise<void> {
+  await d.gate(`${ORIGIN}${path}`, undefined, (dispatcher) => {
+    (dispatcher as { dispatch(o: unknown, h: unknown): boolean }).dispatch({}, {});
+    return Promise.resolve();
+  });
 }
 
 /** Connector calls not answered yet, latest last: `answers.pop()!(null)` connects, `(error)` fails. */
@@ -117,17 +121,20 @@ test("gateDecision: go with a free stream or on HTTP/1.1, wait while a connectio
   }
 });
 
-test("an h2 client's pipelining follows its own connection's maxConcurrentStreams; a new client starts at 1", () => {
+test("an h2 client's pipelining follows its own connection's maxConcurrentStreams; a new client starts at 1", async () => {
   const { undici, clients } = fakeUndici(() => "h2");
   const d = h2Dispatch(undici);
-  const pool = d.pool(ORIGIN) as { addClient(): FakeClient };
+  await dispatchOne(d);
+  assert.equal(clients.length, 1);
   assert.equal(clients[0].pipelining, 1); // unknown protocol: one request
   const a = session();
   connect(clients[0], a.session);
   assert.equal(clients[0].pipelining, 1); // until the SETTINGS arrive
   a.send(4);
   assert.equal(clients[0].pipelining, 4);
-  pool.addClient();
+  clients[0].size = 4; // full: the next request makes another client
+  await dispatchOne(d);
+  assert.equal(clients.length, 2);
   assert.equal(clients[1].pipelining, 1); // not the limit learned on the first connection
   const b = session();
   connect(clients[1], b.session);
@@ -138,7 +145,33 @@ test("an h2 client's pipelining follows its own connection's maxConcurrentStream
   assert.equal(clients[0].pipelining, 1);
 });
 
-test("maxStreamsPerConnection caps an h2 client's pipelining below the server's limit, never above it", () => {
+test("a request goes to an open connection with room by its own SETTINGS, never to one at its limit or draining", async () => {
+  const { undici, clients } = fakeUndici(() => "h2");
+  const d = h2Dispatch(undici);
+  await dispatchOne(d);
+  const a = session();
+  connect(clients[0], a.session);
+  a.send(2); // clients[0] carries 1 of 2
+  await dispatchOne(d);
+  assert.equal(clients.length, 1);
+  assert.equal(clients[0].size, 2);
+  await dispatchOne(d); // at its limit: a new connection, not a request queued behind the others
+  assert.equal(clients.length, 2);
+  assert.equal(clients[1].size, 1);
+  clients[0].size = 1; // a stream ended: room again
+  const b = session();
+  connect(clients[1], b.session);
+  b.send(5);
+  await dispatchOne(d);
+  assert.equal(clients[0].size, 2); // the oldest connection with room
+  a.send(0); // draining: no room at all
+  clients[0].size = 0;
+  await dispatchOne(d);
+  assert.equal(clients[0].size, 0);
+  assert.equal(clients[1].size, 2);
+});
+
+test("maxStreamsPerConnection caps an h2 client's pipelining below the server's limit, never above it", async () => {
   const table: [number, number, number][] = [
     // [server's maxConcurrentStreams, cap, pipelining]
     [250, 100, 100],
@@ -150,7 +183,7 @@ test("maxStreamsPerConnection caps an h2 client's pipelining below the server's 
   for (const [server, cap, expected] of table) {
     const { undici, clients } = fakeUndici(() => "h2");
     const d = h2Dispatch(undici, cap);
-    d.pool(ORIGIN);
+    await dispatchOne(d);
     const a = session();
     connect(clients[0], a.session);
     a.send(server);
@@ -158,37 +191,22 @@ test("maxStreamsPerConnection caps an h2 client's pipelining below the server's 
   }
   // Without the session: the fallback, capped too.
   const { undici, clients } = fakeUndici(() => "h2");
-  h2Dispatch(undici, 7).pool(ORIGIN);
+  await dispatchOne(h2Dispatch(undici, 7));
   connect(clients[0]);
   assert.equal(clients[0].pipelining, 7);
 });
 
-test("without undici's session (an internal that moved), an h2 client gets the fixed fallback", () => {
+test("without undici's session (an internal that moved), an h2 client gets the fixed fallback", async () => {
   const { undici, clients } = fakeUndici(() => "h2");
-  h2Dispatch(undici).pool(ORIGIN);
+  await dispatchOne(h2Dispatch(undici));
   connect(clients[0]);
   assert.equal(clients[0].pipelining, FALLBACK_MAX_STREAMS);
-});
-
-test("a connection whose server advertises 0 streams is marked full to the Pool, and unmarked when it allows some", () => {
-  const { undici, clients } = fakeUndici(() => "h2");
-  const pool = h2Dispatch(undici).pool(ORIGIN) as Record<symbol, unknown>;
-  const mark = Object.getOwnPropertySymbols(pool).find((s) => s.description === "needDrain")!;
-  const a = session();
-  connect(clients[0], a.session);
-  a.send(0);
-  const client = clients[0] as unknown as Record<symbol, unknown>;
-  assert.equal(client[mark], true); // the Pool skips it: the next request opens another connection
-  assert.equal(clients[0].pipelining, 1); // undici reads 0 as 1; the mark keeps requests away
-  a.send(10);
-  assert.equal(client[mark], false);
-  assert.equal(clients[0].pipelining, 10);
 });
 
 test("an HTTP/1.1 connection keeps pipelining 1, and then requests pass the gate at once", async () => {
   const { undici, clients } = fakeUndici(() => "http/1.1");
   const d = h2Dispatch(undici);
-  d.pool(ORIGIN);
+  await dispatchOne(d);
   connect(clients[0]);
   assert.equal(clients[0].pipelining, 1);
   const order: number[] = [];
@@ -223,8 +241,8 @@ test("while a connection is being made, later requests wait for its SETTINGS; an
   const d = h2Dispatch(undici);
   const order: string[] = [];
   let finishFirst!: () => void;
-  const first = d.gate(`${ORIGIN}/a`, undefined, () => {
-    clients[0].dispatch(); // the Pool hands it to its client, which starts connecting
+  const first = d.gate(`${ORIGIN}/a`, undefined, (dispatcher) => {
+    (dispatcher as FakeClient).dispatch(); // a new client, which starts connecting
     beginConnect(clients[0]);
     return new Promise<void>((resolve) => (finishFirst = resolve)).then(() =>
       void order.push("first")
@@ -268,8 +286,8 @@ test("when the connection being made fails, every waiter goes on at once (each i
   const { undici, clients } = fakeUndici(() => "h2");
   const d = h2Dispatch(undici);
   const attempts: string[] = [];
-  const first = d.gate(`${ORIGIN}/a`, undefined, () => {
-    clients[0].dispatch();
+  const first = d.gate(`${ORIGIN}/a`, undefined, (dispatcher) => {
+    (dispatcher as FakeClient).dispatch();
     beginConnect(clients[0]);
     attempts.push("a");
     return new Promise<void>((_, reject) =>
