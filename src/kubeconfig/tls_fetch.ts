@@ -190,11 +190,17 @@ async function undiciFetch(
       }
       if (!h2) return undici.fetch(input, { ...init, dispatcher: agent });
       const url = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
-      return h2.gate(
-        url,
-        init?.signal ?? (input instanceof Request ? input.signal : undefined),
-        (dispatcher) => undici.fetch(input, { ...init, dispatcher }),
-      );
+      const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+      return h2.gate(url, signal, (dispatcher) => undici.fetch(input, { ...init, dispatcher }))
+        .catch((err: unknown) => {
+          // undici closes an h2 connection on any GOAWAY, failing the requests on it even when the
+          // server answered them first. kube-apiserver (1.29+) answers every unauthenticated
+          // request (a revoked or rotated token: 401) with a GOAWAY, so the 401 that would make the
+          // client refresh its token never arrives. A request here is a GET or HEAD without a body
+          // (the others go to `writes`): sent again once over HTTP/1.1, its answer arrives whole.
+          if (!writes || signal?.aborted || !closedByGoAway(err)) throw err;
+          return undici.fetch(input, { ...init, dispatcher: writes });
+        });
     }) as typeof fetch,
     via: "undici",
     close: () => (closing ??= Promise.all([h2?.close(), agent?.destroy(), writes?.destroy()]).then(
@@ -202,4 +208,12 @@ async function undiciFetch(
       () => {},
     )),
   };
+}
+
+/** Whether `err` (or a cause of it) is undici's failure of a request whose h2 connection got a GOAWAY. */
+function closedByGoAway(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (/"GOAWAY" frame received/.test(e.message)) return true;
+  }
+  return false;
 }
