@@ -19,11 +19,18 @@
  * Clients are kept until `close()` (an idle one costs no connection once
  * its pool has dropped the idle socket); requests go to the oldest client
  * with room, so short requests in sequence reuse the first one. A client's
- * first request goes alone: the others given to that client wait for its
- * answer (or failure), by which time its connection exists and says what
- * it speaks. Without that, a burst (informers starting together) would
- * have Deno's client race a TLS connection per request and close the
- * spares unused.
+ * first request goes alone (`gateFirst`): the others given to that client
+ * wait for its answer (or failure), by which time its connection exists and
+ * says what it speaks. Without that, a burst (informers starting together)
+ * would have Deno's client race a TLS connection per request and close the
+ * spares unused. The connection exists long before a slow answer (a list
+ * at a version the server has not reached, a write behind a slow admission
+ * webhook) comes, so the others wait for it `gateMs` at most.
+ *
+ * `close()` aborts every request still in flight, wherever it is (waiting
+ * for its turn, for its answer, or with its body being read), then closes
+ * the clients: closing a `Deno.HttpClient` alone does not end the requests
+ * already running on it.
  *
  * @module
  */
@@ -50,6 +57,10 @@ export interface StreamBudgetOptions<C> {
   closeClient(client: C): void;
   /** The first client, already made (its creation is where bad TLS material fails). Default: made on first use. */
   first?: C;
+  /** A client's first request goes alone, the others wait for its answer (see above). Default: true. */
+  gateFirst?: boolean;
+  /** How long the others wait for that first answer at most, in ms. Default: 1000. */
+  gateMs?: number;
 }
 
 /** A budgeted `fetch` and its clients. */
@@ -58,7 +69,7 @@ export interface StreamBudgetFetch {
   fetch: typeof fetch;
   /** Requests in flight per client, oldest client first (a copy). */
   inFlight(): number[];
-  /** Closes every client. Idempotent. */
+  /** Aborts every request in flight, then closes every client. Idempotent. */
   close(): void;
 }
 
@@ -77,15 +88,17 @@ const dropped = new FinalizationRegistry<Held>((held) => {
 
 /** Spreads requests over clients made by `options.createClient`, at most `options.budget` in flight on each. */
 export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBudgetFetch {
-  const { budget, createClient, send, closeClient } = options;
+  const { budget, createClient, send, closeClient, gateFirst = true, gateMs = 1_000 } = options;
   const clients: C[] = options.first === undefined ? [] : [options.first];
   const counts: number[] = clients.map(() => 0);
   // Per client: undefined before its first request; a promise while that one awaits its answer; null after.
   const firstAnswer: (Promise<void> | null | undefined)[] = clients.map(() => undefined);
+  // Every request in flight, by the controller that ends it (its caller's signal, or close()).
+  const live = new Set<AbortController>();
   let closed = false;
 
   const budgeted = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
-    if (closed) return Promise.reject(new TypeError("fetch: the connection is closed"));
+    if (closed) return Promise.reject(closedError());
     let i = pickClient(counts, budget);
     if (i < 0) {
       let client: C;
@@ -100,33 +113,54 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
     }
     const slot = i;
     counts[slot]++;
-    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    // The caller's signal as fetch takes it: init's when given (even null: none), else the Request's.
+    const outer = init?.signal !== undefined
+      ? init.signal
+      : input instanceof Request
+      ? input.signal
+      : undefined;
+    const ac = new AbortController();
+    const forward = (): void => ac.abort(outer!.reason);
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
       counts[slot]--;
-      signal?.removeEventListener("abort", release);
+      live.delete(ac);
+      outer?.removeEventListener("abort", forward);
+      ac.signal.removeEventListener("abort", release);
     };
+    live.add(ac);
+    if (outer?.aborted) ac.abort(outer.reason);
+    else outer?.addEventListener("abort", forward, { once: true });
     // An abort ends the request (and its body) wherever it is.
-    if (signal && !signal.aborted) signal.addEventListener("abort", release, { once: true });
-    const gate = firstAnswer[slot];
+    if (ac.signal.aborted) release();
+    else ac.signal.addEventListener("abort", release, { once: true });
+    const sent = { ...init, signal: ac.signal };
+    const gate = gateFirst ? firstAnswer[slot] : null;
     let pending: Promise<Response>;
     if (gate) {
-      pending = waitOrAbort(gate, signal).then(() => send(clients[slot], input, init));
+      pending = waitOrAbort(gate, ac.signal).then(() => send(clients[slot], input, sent));
     } else {
       try {
-        pending = send(clients[slot], input, init);
+        pending = send(clients[slot], input, sent);
       } catch (err) {
         pending = Promise.reject(err);
       }
       if (gate === undefined) {
-        const answered = pending.then(() => {}, () => {});
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const answered = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, gateMs);
+          pending.then(() => resolve(), () => resolve());
+        });
         firstAnswer[slot] = answered;
-        answered.then(() => (firstAnswer[slot] = null));
+        answered.then(() => {
+          clearTimeout(timer);
+          firstAnswer[slot] = null;
+        });
       }
     }
-    return pending.then((res) => counted(res, release), (err) => {
+    return pending.then((res) => counted(res, release, ac.signal), (err) => {
       release();
       throw err;
     });
@@ -138,9 +172,16 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
     close() {
       if (closed) return;
       closed = true;
+      const reason = closedError();
+      for (const ac of [...live]) ac.abort(reason);
       for (const c of clients) closeClient(c);
     },
   };
+}
+
+/** What a request gets once the fetch is closed (before or while it runs). */
+function closedError(): TypeError {
+  return new TypeError("fetch: the connection is closed");
 }
 
 /** Resolves with `p`, or rejects with `signal.reason` once it aborts. */
@@ -157,27 +198,52 @@ function waitOrAbort(p: Promise<void>, signal: AbortSignal | null | undefined): 
   });
 }
 
-/** `res` with a body that calls `release` once at its end (read, cancelled, errored, or collected unread). */
-function counted(res: Response, release: () => void): Response {
+/**
+ * `res` with a body that calls `release` once at its end (read, cancelled,
+ * errored, or collected unread), and that fails with `signal`'s reason once
+ * it aborts (whatever the runtime's own body does on that abort).
+ */
+function counted(res: Response, release: () => void, signal: AbortSignal): Response {
   const body = res.body;
   if (body === null || NULL_BODY_STATUS.has(res.status)) {
     release();
     return res;
   }
+  if (res.status < 200 || res.status > 599) {
+    // A status no Response can be made with (a proxy's 600-999): handed on as it came, counted out.
+    release();
+    return res;
+  }
   const reader = body.getReader();
   const held: Held = { reader, release };
+  let finished = false;
+  // Weakly: the signal lives as long as the request is counted, the body handed on must stay collectable.
+  let controllerRef: WeakRef<ReadableStreamDefaultController<Uint8Array>> | undefined;
+  const onAbort = (): void => {
+    if (finished) return;
+    done();
+    controllerRef?.deref()?.error(signal.reason);
+    reader.cancel(signal.reason).catch(() => {});
+  };
   const done = (): void => {
+    finished = true;
+    signal.removeEventListener("abort", onAbort);
     dropped.unregister(held);
     release();
   };
   const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controllerRef = new WeakRef(controller);
+    },
     pull(controller) {
       return reader.read().then((r) => {
+        if (finished) return;
         if (r.done) {
           done();
           controller.close();
         } else controller.enqueue(r.value);
       }, (err) => {
+        if (finished) return;
         done();
         controller.error(err);
       });
@@ -187,6 +253,8 @@ function counted(res: Response, release: () => void): Response {
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });
+  if (signal.aborted) onAbort();
+  else signal.addEventListener("abort", onAbort, { once: true });
   dropped.register(stream, held, held);
   const out = new Response(stream, {
     status: res.status,

@@ -65,6 +65,20 @@ interface H2Session {
 /** Streams assumed per connection when undici's session cannot be found (undici's and Node's default). */
 export const FALLBACK_MAX_STREAMS = 100;
 
+/**
+ * How long an h2 connection may wait for the server's first SETTINGS after
+ * its TLS handshake, in ms, before it is given up (destroyed, and its
+ * waiters let go to make their own): undici's connect timeout ends with the
+ * handshake, and without this a server that never sends them (a connection
+ * black-holed there) would hold every request to it at the gate for good.
+ */
+export const SETTINGS_TIMEOUT_MS = 10_000;
+
+/** What a request gets once the dispatch is closed (before or while it waits). */
+function closedError(): TypeError {
+  return new TypeError("fetch: the connection is closed");
+}
+
 /** One client (connection) of an origin. */
 interface Conn {
   client: UndiciClient;
@@ -76,8 +90,12 @@ interface Conn {
   limit: number;
   /** The last connection's socket. */
   socket?: { destroyed?: boolean };
-  /** Destroyed by `close`. */
+  /** Destroyed by `close`, or given up (no SETTINGS in time). */
   closed?: boolean;
+  /** The wait for the server's first SETTINGS on the current connection. */
+  settingsTimer?: ReturnType<typeof setTimeout>;
+  /** The socket of a TLS handshake under way. */
+  handshaking?: { destroy?: () => void };
 }
 
 /** Whether the conn's connection is up (undici's stats; its socket not destroyed, before undici's events say so). */
@@ -117,7 +135,7 @@ export interface H2Dispatch {
     signal: AbortSignal | null | undefined,
     request: (dispatcher: unknown) => Promise<T>,
   ): Promise<T>;
-  /** Lets every waiting request go on (to fail on the destroyed Pools), every later one at once; destroys the Pools. */
+  /** Fails every request waiting at the gate, and every later one, with a `TypeError`; destroys the clients (ending what runs on them). */
   close(): Promise<void>;
 }
 
@@ -164,6 +182,7 @@ export function h2Dispatch(
   undici: UndiciH2,
   maxStreams = Infinity,
   poolOptions: Record<string, unknown> = {},
+  settingsTimeoutMs = SETTINGS_TIMEOUT_MS,
 ): H2Dispatch {
   const origins = new Map<string, OriginState>();
   let closed = false;
@@ -213,16 +232,24 @@ export function h2Dispatch(
         conn.phase = "connecting";
         conn.socket = undefined;
         conn.client.pipelining = 1;
-        return base(opts, (err: Error | null, socket: { alpnProtocol?: string | false } | null) => {
-          if (socket) conn.socket = socket as { destroyed?: boolean };
-          if (err || !socket) failed();
-          else if (socket.alpnProtocol !== "h2") {
-            conn.protocol = s.protocol = "http/1.1";
-            conn.phase = "open";
-            wake(s);
-          } else conn.protocol = "h2";
-          cb(err, socket);
-        });
+        // (kept until its handshake ends: close() destroys it, undici's destroy leaves it to its timeout)
+        const made = base(
+          opts,
+          (err: Error | null, socket: { alpnProtocol?: string | false } | null) => {
+            conn.handshaking = undefined;
+            if (socket) conn.socket = socket as { destroyed?: boolean };
+            if (err || !socket) failed();
+            else if (socket.alpnProtocol !== "h2") {
+              conn.protocol = s.protocol = "http/1.1";
+              conn.phase = "open";
+              wake(s);
+            } else conn.protocol = "h2";
+            cb(err, socket);
+          },
+        );
+        if (conn.closed) (made as { destroy?: () => void } | undefined)?.destroy?.();
+        else conn.handshaking = made as { destroy?: () => void } | undefined;
+        return made;
       }
       : base;
     const c = new undici.Client(origin, { ...options, connect, pipelining: 1 });
@@ -238,20 +265,36 @@ export function h2Dispatch(
         return;
       }
       conn.protocol = s.protocol = "h2";
+      clearTimeout(conn.settingsTimer);
       const opened = (limit: number) => {
+        clearTimeout(conn.settingsTimer);
         conn.limit = limit;
         conn.phase = "open";
         c.pipelining = Math.max(1, Math.min(limit, maxStreams));
         wake(s);
       };
-      if (!session) opened(FALLBACK_MAX_STREAMS);
-      else {session.on("remoteSettings", (settings) =>
-          opened(streamsFrom(settings?.maxConcurrentStreams)));}
+      if (!session) return opened(FALLBACK_MAX_STREAMS);
+      session.on(
+        "remoteSettings",
+        (settings) => opened(streamsFrom(settings?.maxConcurrentStreams)),
+      );
+      // No SETTINGS in time: this client is given up for good (never picked again), its requests
+      // fail as from a reset, and the waiters go on at once, each to its own attempt.
+      const timer = setTimeout(() => {
+        if (conn.phase !== "connecting" || conn.closed) return;
+        conn.closed = true;
+        s.conns.delete(conn);
+        failed();
+        c.destroy?.().catch(() => {});
+      }, settingsTimeoutMs);
+      (timer as { unref?: () => void }).unref?.();
+      conn.settingsTimer = timer;
     });
     c.on("disconnect", () => {
       // The old socket's close can come after a new connect began: only the current socket's counts.
       // (no socket yet: its TLS handshake is under way; a live one: not the one that closed).
       if (!conn.socket || conn.socket.destroyed === false) return;
+      clearTimeout(conn.settingsTimer);
       conn.phase = "idle";
       wake(s);
     });
@@ -286,6 +329,7 @@ export function h2Dispatch(
   /** One request's dispatcher: its dispatch ends the request's transit through the gate. */
   const dispatcherFor = (origin: string, pass: Pass | undefined) => ({
     dispatch(opts: unknown, handler: unknown): boolean {
+      if (closed) throw closedError(); // (closed after the gate: no new connection after close)
       const s = stateOf(origin);
       if (pass && !pass.dispatched) {
         pass.dispatched = true;
@@ -299,6 +343,7 @@ export function h2Dispatch(
   });
   return {
     async gate(url, signal, request) {
+      if (closed) throw closedError();
       const s = stateOf(url);
       const origin = new URL(url).origin;
       let launch = false;
@@ -315,7 +360,7 @@ export function h2Dispatch(
         }
         if (await waitOrAbort(s, signal)) break; // bypass: the awaited connection failed
       }
-      if (closed) return await request(dispatcherFor(origin, undefined));
+      if (closed) throw closedError();
       const pass: Pass = { launch, dispatched: false };
       s.transit.push(pass);
       try {
@@ -334,6 +379,8 @@ export function h2Dispatch(
       for (const s of origins.values()) {
         for (const conn of s.conns) {
           conn.closed = true;
+          clearTimeout(conn.settingsTimer);
+          conn.handshaking?.destroy?.();
           clients.push(conn.client);
         }
         wake(s, true);

@@ -19,7 +19,7 @@ export interface TlsFetch {
   fetch: typeof fetch;
   /** Which implementation serves it: `"native"`, `"deno-http-client"`, `"undici"` or `"bun-tls"`. */
   via: "native" | "deno-http-client" | "undici" | "bun-tls";
-  /** Closes the connection pool (pending requests are aborted). Idempotent. */
+  /** Aborts the requests still running (their bodies too) and closes the connection pool. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -66,11 +66,7 @@ export function webTlsFetch(
   const needs = neededFields(tls);
   if (needs.length === 0) {
     const f = globalThis.fetch;
-    return {
-      fetch: (input, init) => f(input, init),
-      via: "native",
-      close: () => Promise.resolve(),
-    };
+    return tracked("native", null, (_, input, init) => f(input, init), () => {});
   }
   if (needsUndici(tls, runtime)) {
     throw new TlsUnsupportedError(runtime, needs, {
@@ -102,16 +98,7 @@ export function webTlsFetch(
       fetch(input, { ...init, client: c } as unknown as RequestInit);
     if (!http2) {
       // HTTP/1.1: the pool already opens a connection per request in flight.
-      let closed = false;
-      return {
-        fetch: (input, init) => send(client, input, init),
-        via: "deno-http-client",
-        close: () => {
-          if (!closed) client.close();
-          closed = true;
-          return Promise.resolve();
-        },
-      };
+      return tracked("deno-http-client", client, send, (c) => c.close());
     }
     // h2: Deno's client puts every request on one connection and queues those past the server's
     // SETTINGS_MAX_CONCURRENT_STREAMS there (a watch would wait forever), without saying the limit:
@@ -143,11 +130,41 @@ export function webTlsFetch(
       ...(tls.serverName ? { serverName: tls.serverName } : {}),
       rejectUnauthorized: !tls.insecure,
     };
-    return {
-      fetch: (input, init) => fetch(input, { ...init, tls: opts } as unknown as RequestInit),
-      via: "bun-tls",
-      close: () => Promise.resolve(),
-    };
+    return tracked(
+      "bun-tls",
+      null,
+      (_, input, init) => fetch(input, { ...init, tls: opts } as unknown as RequestInit),
+      () => {},
+    );
   }
   throw new TlsUnsupportedError(runtime, needs);
+}
+
+/**
+ * `send` over one client, every request in flight tracked until its body
+ * ends: `close()` aborts those still running (the runtime's pool alone would
+ * let them run on), then closes the client.
+ */
+function tracked<C>(
+  via: TlsFetch["via"],
+  client: C,
+  send: (client: C, input: RequestInfo | URL, init: RequestInit | undefined) => Promise<Response>,
+  closeClient: (client: C) => void,
+): TlsFetch {
+  const one = streamBudgetFetch<C>({
+    budget: Infinity,
+    first: client,
+    gateFirst: false,
+    createClient: () => client, // (never: no budget to reach)
+    send,
+    closeClient,
+  });
+  return {
+    fetch: one.fetch,
+    via,
+    close: () => {
+      one.close();
+      return Promise.resolve();
+    },
+  };
 }

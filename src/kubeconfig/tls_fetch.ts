@@ -3,6 +3,7 @@ import { runtimeName } from "./_runtime.ts";
 import { neededFields, needsUndici, type TlsFetch, webTlsFetch } from "./_web_tls_fetch.ts";
 import { resolveHttp2, resolveMaxStreams } from "./_http2_option.ts";
 import { h2Dispatch, type UndiciH2 } from "./_undici_h2.ts";
+import { resumeAfterGoAway } from "./_resume_after_goaway.ts";
 import { serializedOnH2 } from "./_serialized_on_h2.ts";
 import { MissingPackageError } from "./missing_package_error.ts";
 
@@ -191,7 +192,12 @@ async function undiciFetch(
       if (!h2) return undici.fetch(input, { ...init, dispatcher: agent });
       const url = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
       const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+      const overH1 = () => undici.fetch(input, { ...init, dispatcher: writes });
+      // A watch lost that way is the watcher's to resume (from its resourceVersion); any other GET's
+      // body is resumed once over HTTP/1.1 if the GOAWAY came before its first byte.
+      const resumable = writes && !/[?&]watch=(1|true)(&|$)/.test(url);
       return h2.gate(url, signal, (dispatcher) => undici.fetch(input, { ...init, dispatcher }))
+        .then((res) => resumable ? resumeAfterGoAway(res, overH1, closedByGoAway) : res)
         .catch((err: unknown) => {
           // undici closes an h2 connection on any GOAWAY, failing the requests on it even when the
           // server answered them first. kube-apiserver (1.29+) answers every unauthenticated
@@ -199,7 +205,7 @@ async function undiciFetch(
           // client refresh its token never arrives. A request here is a GET or HEAD without a body
           // (the others go to `writes`): sent again once over HTTP/1.1, its answer arrives whole.
           if (!writes || signal?.aborted || !closedByGoAway(err)) throw err;
-          return undici.fetch(input, { ...init, dispatcher: writes });
+          return overH1();
         });
     }) as typeof fetch,
     via: "undici",

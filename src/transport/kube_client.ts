@@ -231,16 +231,19 @@ export class KubeClient {
    * {@linkcode KubeStatusError} naming the status it came with.
    */
   async requestJson<T>(path: string, options: KubeRequestOptions = {}): Promise<T> {
-    const res = await this.request(path, options);
-    const described = `${options.method ?? "GET"} ${path}`;
-    let text: string;
-    try {
-      text = await res.text();
-    } catch (err) {
-      // The body's read failed (a reset, an HTTP/2 GOAWAY mid-body): the
-      // network's fault, not the server's JSON.
-      options.signal?.throwIfAborted();
-      throw new KubeNetworkError(described, err);
+    const method = options.method ?? "GET";
+    const described = `${method} ${path}`;
+    // The body's read failing (a reset; on HTTP/2 a GOAWAY right behind the
+    // answer, which undici meets by closing the connection) is the network's
+    // fault, not the server's JSON. A GET is sent again once.
+    let res = await this.request(path, options);
+    let text = await bodyOf(res, described, options.signal).catch((err) => {
+      if (method.toUpperCase() !== "GET" || !(err instanceof KubeNetworkError)) throw err;
+      return undefined;
+    });
+    if (text === undefined) {
+      res = await this.request(path, options);
+      text = await bodyOf(res, described, options.signal);
     }
     try {
       return JSON.parse(text) as T;
@@ -353,4 +356,18 @@ async function refuseRedirect(res: Response, url: URL, described: string): Promi
   }
   // A followed redirect hides its 3xx status, as an opaque one does: code 0.
   throw new KubeRedirectError(described, opaque || res.redirected ? 0 : res.status, location);
+}
+
+/** `res`'s text; a read that fails is a {@linkcode KubeNetworkError} (or the abort of `signal`). */
+async function bodyOf(
+  res: Response,
+  described: string,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  try {
+    return await res.text();
+  } catch (err) {
+    signal?.throwIfAborted();
+    throw new KubeNetworkError(described, err);
+  }
 }

@@ -33,7 +33,8 @@ export async function startTcpProxy(target: URL | undefined): Promise<TcpProxy> 
   const held: (() => void)[] = [];
   let accepted = 0;
   const forward = (client: net.Socket) => {
-    if (!target || client.destroyed) return;
+    if (client.destroyed) return;
+    if (!target) return void client.resume(); // silent: read and drop (so that its close is seen)
     const upstream = net.connect(Number(target.port), target.hostname);
     sockets.add(upstream);
     upstream.on("close", () => sockets.delete(upstream));

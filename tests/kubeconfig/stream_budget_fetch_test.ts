@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { pickClient, streamBudgetFetch } from "../../src/kubeconfig/_stream_budget_fetch.ts";
+import {
+  pickClient,
+  streamBudgetFetch,
+  type StreamBudgetOptions,
+} from "../../src/kubeconfig/_stream_budget_fetch.ts";
 import { KubeClient, KubeStatusError } from "../../mod.ts";
 import { test } from "../_test.ts";
 
@@ -34,7 +38,7 @@ class Body {
 }
 
 /** Fake clients: `send` answers from `next`, and records which client took each request. */
-function fakes() {
+function fakes(options: Partial<StreamBudgetOptions<number>> = {}) {
   let made = 0;
   const closed: number[] = [];
   const sentOn: number[] = [];
@@ -54,6 +58,7 @@ function fakes() {
       });
     },
     closeClient: (c) => void closed.push(c),
+    ...options,
   });
   return { budgeted, next, sentOn, closed, made: () => made };
 }
@@ -126,7 +131,8 @@ test("an abort after the answer ends the request even if its body is never read 
   assert.deepEqual(f.budgeted.inFlight(), [1]);
   ac.abort();
   assert.deepEqual(f.budgeted.inFlight(), [0]);
-  await res.body!.cancel(); // and cancelling later does not count it out twice
+  // the body fails with the abort, as fetch's own does; cancelling it later does not count it out twice
+  await assert.rejects(res.body!.cancel(), { name: "AbortError" });
   assert.deepEqual(f.budgeted.inFlight(), [0]);
   f.budgeted.close();
 });
@@ -232,5 +238,90 @@ test("the answer keeps its status, headers, url and redirected flag", async () =
   assert.equal(res.redirected, true);
   assert.equal(await res.text(), "x");
   assert.deepEqual(f.budgeted.inFlight(), [0]);
+  f.budgeted.close();
+});
+
+test("the others wait for a client's first answer gateMs at most: a slow first answer holds nobody up", async () => {
+  const f = fakes({ gateMs: 0 });
+  f.next.push(() => new Promise(() => {})); // a list at a version the server has not reached
+  f.next.push(() => Promise.resolve(new Response("got")));
+  const ac = new AbortController();
+  void f.budgeted.fetch("https://k/list", { signal: ac.signal }).catch(() => {});
+  const get = f.budgeted.fetch("https://k/get");
+  assert.deepEqual(f.sentOn, [0]); // held at first
+  assert.equal(await (await get).text(), "got"); // then sent, the first still unanswered
+  assert.deepEqual(f.sentOn, [0, 0]);
+  ac.abort();
+  f.budgeted.close();
+});
+
+test("close() aborts every request in flight: waiting for its turn, for its answer, or with its body being read", async () => {
+  const f = fakes();
+  const body = new Body();
+  f.next.push(() => Promise.resolve(new Response(body.stream)));
+  const streaming = await f.budgeted.fetch("https://k/watch"); // client 0's first: answered
+  const reader = streaming.body!.getReader();
+  body.push("event");
+  assert.equal((await reader.read()).done, false);
+  const awaiting = f.budgeted.fetch("https://k/a"); // client 0, hangs until aborted
+  const third = f.budgeted.fetch("https://k/b"); // client 1 (budget 2): its first, hangs
+  const waiting = f.budgeted.fetch("https://k/c"); // client 1: waits for that first answer
+  assert.deepEqual(f.budgeted.inFlight(), [2, 2]);
+  const read = reader.read();
+  f.budgeted.close();
+  for (const p of [awaiting, third, waiting]) {
+    await assert.rejects(
+      p,
+      (err) => err instanceof TypeError && /connection is closed/.test(err.message),
+    );
+  }
+  await assert.rejects(read, /connection is closed/);
+  assert.deepEqual(f.budgeted.inFlight(), [0, 0]);
+  assert.deepEqual(f.sentOn, [0, 0, 1]); // the one waiting never went
+  assert.deepEqual(f.closed, [0, 1]);
+  await assert.rejects(f.budgeted.fetch("https://k/d"), TypeError);
+});
+
+test("the caller's signal as fetch takes it: init.signal, even null, replaces the Request's own", async () => {
+  const f = fakes();
+  const ac = new AbortController();
+  f.next.push(() => Promise.resolve(new Response(null, { status: 204 })));
+  const own = new Request("https://k/watch", { signal: ac.signal });
+  // (the fake's default: hang until the signal it was sent with aborts)
+  const first = f.budgeted.fetch("https://k/first");
+  assert.equal((await first).status, 204);
+  const pending = f.budgeted.fetch(own, { signal: null });
+  ac.abort(); // not the signal this request runs under: still in flight
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  const byInit = new AbortController();
+  const other = f.budgeted.fetch(own, { signal: byInit.signal });
+  byInit.abort(new Error("by init"));
+  await assert.rejects(other, /by init/);
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  f.budgeted.close();
+  await assert.rejects(pending, TypeError);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+});
+
+test("an answer whose status no Response can carry (600-999) is handed on as it came and counted out", async () => {
+  let cancelled = false;
+  const body = new ReadableStream<Uint8Array>({
+    start: (c) => c.enqueue(new TextEncoder().encode("{}")),
+    cancel: () => void (cancelled = true),
+  });
+  // What Deno's fetch gives for `HTTP/1.1 600` (a Response cannot be constructed with it).
+  const answer = {
+    status: 600,
+    statusText: "",
+    headers: new Headers(),
+    body,
+  } as unknown as Response;
+  const f = fakes();
+  f.next.push(() => Promise.resolve(answer));
+  const res = await f.budgeted.fetch("https://k/a");
+  assert.equal(res, answer);
+  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  await res.body!.cancel();
+  assert.ok(cancelled);
   f.budgeted.close();
 });

@@ -143,6 +143,7 @@ test("an h2 client's pipelining follows its own connection's maxConcurrentStream
   // A reconnect starts at 1 again.
   connect(clients[0]);
   assert.equal(clients[0].pipelining, 1);
+  await d.close(); // (its wait for the SETTINGS ends)
 });
 
 test("a request goes to an open connection with room by its own SETTINGS, never to one at its limit or draining", async () => {
@@ -306,4 +307,76 @@ test("when the connection being made fails, every waiter goes on at once (each i
   await Promise.all(others);
   // ...and when it fails, all four waiters went on together, without re-checking the gate.
   assert.deepEqual(attempts, ["a", "b", "c", "d", "e"]);
+});
+
+test("a connection whose SETTINGS do not come in time is given up: destroyed, never picked again, its waiters go on at once", async () => {
+  const { undici, clients } = fakeUndici(() => "h2");
+  const d = h2Dispatch(undici, Infinity, {}, 0);
+  const destroyed: number[] = [];
+  const attempts: string[] = [];
+  const first = d.gate(`${ORIGIN}/a`, undefined, (dispatcher) => {
+    (dispatcher as FakeClient).dispatch();
+    beginConnect(clients[0]);
+    (clients[0] as unknown as { destroy(): Promise<void> }).destroy = () => {
+      destroyed.push(0);
+      return Promise.resolve();
+    };
+    attempts.push("a");
+    return Promise.resolve();
+  });
+  await first;
+  const waiters = ["b", "c"].map((name) =>
+    d.gate(`${ORIGIN}/${name}`, undefined, (dispatcher) => {
+      (dispatcher as FakeClient).dispatch();
+      attempts.push(name);
+      return Promise.resolve();
+    })
+  );
+  await Promise.resolve();
+  assert.deepEqual(attempts, ["a"]); // waiting for the first connection's SETTINGS
+  answers.pop()!(null);
+  (clients[0] as unknown as Record<symbol, unknown>)[Symbol("http2Session")] = session().session;
+  clients[0].connected = true;
+  clients[0].emit("connect"); // TLS done, h2 chosen; the SETTINGS never come
+  // (the wait's timer does not hold the process open: poll on one that does)
+  for (let i = 0; attempts.length < 3 && i < 2_000; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  assert.deepEqual(attempts, ["a", "b", "c"]);
+  await Promise.all(waiters);
+  assert.deepEqual(attempts, ["a", "b", "c"]);
+  assert.deepEqual(destroyed, [0]);
+  assert.ok(clients.length > 1, "the waiters went to new clients");
+  assert.ok(!clients.slice(1).some((c) => c === clients[0]));
+});
+
+test("after close() a request is refused with a TypeError and makes no client, and so is one waiting at the gate", async () => {
+  const { undici, clients } = fakeUndici(() => "h2");
+  const d = h2Dispatch(undici);
+  const first = d.gate(`${ORIGIN}/a`, undefined, (dispatcher) => {
+    (dispatcher as FakeClient).dispatch();
+    beginConnect(clients[0]);
+    return Promise.resolve();
+  });
+  await first;
+  let sent = false;
+  const waiting = d.gate(`${ORIGIN}/b`, undefined, () => Promise.resolve(void (sent = true)));
+  await Promise.resolve();
+  await d.close();
+  await assert.rejects(waiting, (err) => err instanceof TypeError && /closed/.test(err.message));
+  assert.equal(sent, false);
+  await assert.rejects(d.gate(`${ORIGIN}/c`, undefined, () => Promise.resolve()), TypeError);
+  // a dispatcher handed out before the close refuses too: no new connection after close
+  let late: { dispatch(o: unknown, h: unknown): boolean } | undefined;
+  const d2 = h2Dispatch(undici);
+  const pending = d2.gate(`${ORIGIN}/d`, undefined, (dispatcher) => {
+    late = dispatcher as typeof late;
+    return new Promise<void>(() => {});
+  });
+  await Promise.resolve();
+  const made = clients.length;
+  await d2.close();
+  assert.throws(() => late!.dispatch({}, {}), TypeError);
+  assert.equal(clients.length, made);
+  void pending;
 });

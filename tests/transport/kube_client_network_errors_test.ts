@@ -157,3 +157,51 @@ test("requestJson: a body cut off by the network is a KubeNetworkError, not a JS
     await server.close();
   }
 });
+
+test("requestJson: a GET whose body the network cut off is sent again once (an HTTP/2 GOAWAY right behind the answer); other methods are not", async () => {
+  const calls: string[] = [];
+  let cuts = 1;
+  /** 200 whose body fails after its first bytes while `cuts` lasts, then whole. */
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    calls.push(`${init?.method ?? "GET"} ${new URL(String(input)).pathname}`);
+    const cut = cuts-- > 0;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        if (!cut) {
+          c.enqueue(new TextEncoder().encode('{"kind":"ConfigMap"}'));
+          c.close();
+        } else {
+          c.enqueue(new TextEncoder().encode('{"kind":'));
+          c.error(new TypeError("terminated"));
+        }
+      },
+    });
+    return Promise.resolve(
+      new Response(body, { status: 200, headers: { "content-type": "application/json" } }),
+    );
+  };
+  const client = new KubeClient({ server: "https://k:6443", fetch });
+  assert.deepEqual(await client.requestJson("/api/v1/x"), { kind: "ConfigMap" });
+  assert.deepEqual(calls, ["GET /api/v1/x", "GET /api/v1/x"]);
+  // twice in a row: a KubeNetworkError, after exactly one retry
+  calls.length = 0;
+  cuts = 2;
+  const twice = await client.requestJson("/api/v1/y").catch((e) => e);
+  assert.ok(twice instanceof KubeNetworkError, String(twice));
+  assert.deepEqual(calls, ["GET /api/v1/y", "GET /api/v1/y"]);
+  // a write is never sent again
+  calls.length = 0;
+  cuts = 1;
+  const write = await client.requestJson("/api/v1/z", { method: "POST", body: {} }).catch((e) => e);
+  assert.ok(write instanceof KubeNetworkError, String(write));
+  assert.deepEqual(calls, ["POST /api/v1/z"]);
+  // an abort while the body is read is the abort, not a retry
+  calls.length = 0;
+  cuts = 1;
+  const ac = new AbortController();
+  const aborting = (input: RequestInfo | URL, init?: RequestInit) =>
+    fetch(input, init).then((res) => (ac.abort(new Error("stop")), res));
+  const c2 = new KubeClient({ server: "https://k:6443", fetch: aborting });
+  await assert.rejects(c2.requestJson("/api/v1/w", { signal: ac.signal }), /stop/);
+  assert.deepEqual(calls, ["GET /api/v1/w"]);
+});

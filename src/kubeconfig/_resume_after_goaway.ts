@@ -1,0 +1,60 @@
+/**
+ * An HTTP/2 answer whose body undici fails because a GOAWAY closed its
+ * connection right behind the answer (Go's server sends the GOAWAY of a
+ * graceful shutdown, or of kube-apiserver's `--goaway-chance`, after the
+ * headers and before the data; undici closes the socket on any GOAWAY and
+ * drops what it had queued): when the consumer has not been given a byte
+ * yet, the request is sent again once (`retry`, over HTTP/1.1) and the body
+ * goes on from that answer, provided it has the same status. Otherwise the
+ * body fails as it did.
+ *
+ * @module
+ */
+
+/** `res` with a body that, failing as `lost` says before its first byte, continues from `retry()`'s answer. */
+export function resumeAfterGoAway(
+  res: Response,
+  retry: () => Promise<Response>,
+  lost: (err: unknown) => boolean,
+): Response {
+  if (res.body === null) return res;
+  let reader = res.body.getReader();
+  let delivered = false;
+  let retried = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      while (true) {
+        try {
+          const r = await reader.read();
+          if (r.done) return controller.close();
+          if (r.value.byteLength === 0) continue;
+          delivered = true;
+          return controller.enqueue(r.value);
+        } catch (err) {
+          if (delivered || retried || !lost(err)) throw err;
+          retried = true;
+          const again = await retry().catch(() => undefined);
+          if (!again || again.status !== res.status || again.body === null) {
+            await again?.body?.cancel().catch(() => {});
+            throw err;
+          }
+          reader = again.body.getReader();
+        }
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
+  const out = new Response(stream, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
+  Object.defineProperties(out, {
+    url: { value: res.url },
+    redirected: { value: res.redirected },
+    type: { value: res.type },
+  });
+  return out;
+}
