@@ -60,19 +60,48 @@ interface H2Session {
     event: "remoteSettings",
     listener: (settings: { maxConcurrentStreams?: number }) => void,
   ): unknown;
+  /** Sends a PING; `callback` on its answer, or with an error. */
+  ping?(callback: (err: Error | null) => void): boolean;
 }
 
 /** Streams assumed per connection when undici's session cannot be found (undici's and Node's default). */
 export const FALLBACK_MAX_STREAMS = 100;
 
-/**
- * How long an h2 connection may wait for the server's first SETTINGS after
- * its TLS handshake, in ms, before it is given up (destroyed, and its
- * waiters let go to make their own): undici's connect timeout ends with the
- * handshake, and without this a server that never sends them (a connection
- * black-holed there) would hold every request to it at the gate for good.
- */
-export const SETTINGS_TIMEOUT_MS = 10_000;
+/** How long {@linkcode h2Dispatch} waits on a connection, in ms. */
+export interface H2Timing {
+  /**
+   * For the server's first SETTINGS after the TLS handshake, before the
+   * connection is given up (destroyed, its waiters let go to make their
+   * own): undici's connect timeout ends with the handshake, and without this
+   * a server that never sends them would hold every request to it at the
+   * gate for good.
+   */
+  settingsTimeoutMs: number;
+  /** Between PINGs on an open h2 connection (its health check). */
+  pingIntervalMs: number;
+  /**
+   * For a PING's answer, before the connection is given up. A connection
+   * gone silent (half-open: a peer, NAT or load balancer that dropped it
+   * without a word) carries every request to its server; without this a
+   * watch cut by its idle deadline would watch again on the same dead
+   * connection until TCP gives up (many minutes). client-go pings after 30 s
+   * without a frame and waits 15 s.
+   */
+  pingTimeoutMs: number;
+}
+
+/** {@linkcode H2Timing}'s defaults. */
+export const H2_TIMING_DEFAULTS: Readonly<H2Timing> = Object.freeze({
+  settingsTimeoutMs: 10_000,
+  pingIntervalMs: 30_000,
+  pingTimeoutMs: 15_000,
+});
+
+/** `timer`, not holding the process open (Node; elsewhere as it is). */
+function unref<T>(timer: T): T {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
 
 /** What a request gets once the dispatch is closed (before or while it waits). */
 function closedError(): TypeError {
@@ -94,6 +123,8 @@ interface Conn {
   closed?: boolean;
   /** The wait for the server's first SETTINGS on the current connection. */
   settingsTimer?: ReturnType<typeof setTimeout>;
+  /** The current connection's health check (a PING every `pingIntervalMs`). */
+  pingTimer?: ReturnType<typeof setInterval>;
   /** The socket of a TLS handshake under way. */
   handshaking?: { destroy?: () => void };
 }
@@ -182,8 +213,9 @@ export function h2Dispatch(
   undici: UndiciH2,
   maxStreams = Infinity,
   poolOptions: Record<string, unknown> = {},
-  settingsTimeoutMs = SETTINGS_TIMEOUT_MS,
+  timing: Partial<H2Timing> = {},
 ): H2Dispatch {
+  const { settingsTimeoutMs, pingIntervalMs, pingTimeoutMs } = { ...H2_TIMING_DEFAULTS, ...timing };
   const origins = new Map<string, OriginState>();
   let closed = false;
   // Each Client connects through this (undici's own TLS connector, with ALPN offering h2), wrapped
@@ -266,6 +298,7 @@ export function h2Dispatch(
       }
       conn.protocol = s.protocol = "h2";
       clearTimeout(conn.settingsTimer);
+      clearInterval(conn.pingTimer);
       const opened = (limit: number) => {
         clearTimeout(conn.settingsTimer);
         conn.limit = limit;
@@ -278,23 +311,40 @@ export function h2Dispatch(
         "remoteSettings",
         (settings) => opened(streamsFrom(settings?.maxConcurrentStreams)),
       );
-      // No SETTINGS in time: this client is given up for good (never picked again), its requests
-      // fail as from a reset, and the waiters go on at once, each to its own attempt.
-      const timer = setTimeout(() => {
-        if (conn.phase !== "connecting" || conn.closed) return;
+      // This client is given up for good (never picked again), its requests fail as from a reset,
+      // and the waiters go on; unless the session has changed since (a reconnect).
+      const giveUp = () => {
+        if (conn.closed || http2SessionOf(c) !== session) return;
         conn.closed = true;
         s.conns.delete(conn);
+        clearTimeout(conn.settingsTimer);
+        clearInterval(conn.pingTimer);
         failed();
         c.destroy?.().catch(() => {});
-      }, settingsTimeoutMs);
-      (timer as { unref?: () => void }).unref?.();
-      conn.settingsTimer = timer;
+      };
+      // No SETTINGS in time: the waiters go on at once, each to its own attempt.
+      conn.settingsTimer = unref(setTimeout(() => {
+        if (conn.phase === "connecting") giveUp();
+      }, settingsTimeoutMs));
+      // Health check: a PING unanswered in time means a dead connection.
+      if (typeof session.ping !== "function") return;
+      conn.pingTimer = unref(setInterval(() => {
+        if (conn.phase !== "open" || conn.closed) return;
+        let answered = false;
+        try {
+          session.ping!((err) => void (answered = !err));
+        } catch {
+          return; // (a session closing: its disconnect follows)
+        }
+        unref(setTimeout(() => answered || giveUp(), pingTimeoutMs));
+      }, pingIntervalMs));
     });
     c.on("disconnect", () => {
       // The old socket's close can come after a new connect began: only the current socket's counts.
       // (no socket yet: its TLS handshake is under way; a live one: not the one that closed).
       if (!conn.socket || conn.socket.destroyed === false) return;
       clearTimeout(conn.settingsTimer);
+      clearInterval(conn.pingTimer);
       conn.phase = "idle";
       wake(s);
     });
@@ -380,6 +430,7 @@ export function h2Dispatch(
         for (const conn of s.conns) {
           conn.closed = true;
           clearTimeout(conn.settingsTimer);
+          clearInterval(conn.pingTimer);
           conn.handshaking?.destroy?.();
           clients.push(conn.client);
         }

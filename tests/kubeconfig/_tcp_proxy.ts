@@ -23,6 +23,8 @@ export interface TcpProxy {
   release(): void;
   /** Destroys every client connection (and its upstream): a reset. */
   resetAll(): void;
+  /** Stops forwarding on every connection open now, both ways, and keeps it open: a black hole (new ones are forwarded). */
+  silence(): void;
   close(): Promise<void>;
 }
 
@@ -44,7 +46,9 @@ export async function startTcpProxy(target: URL | undefined): Promise<TcpProxy> 
     upstream.on("close", () => client.destroy());
     client.pipe(upstream).pipe(client);
     client.resume();
+    pairs.push([client, upstream]);
   };
+  const pairs: [net.Socket, net.Socket][] = [];
   const server = net.createServer({ pauseOnConnect: true }, (client) => {
     accepted++;
     sockets.add(client);
@@ -70,6 +74,15 @@ export async function startTcpProxy(target: URL | undefined): Promise<TcpProxy> 
     },
     resetAll() {
       for (const s of sockets) s.resetAndDestroy();
+    },
+    silence() {
+      for (const [client, upstream] of pairs.splice(0)) {
+        client.unpipe(upstream);
+        upstream.unpipe(client);
+        // read and drop: nothing reaches the other side, and no close is missed
+        client.on("data", () => {});
+        upstream.on("data", () => {});
+      }
     },
     async close() {
       held.length = 0;

@@ -311,7 +311,7 @@ test("when the connection being made fails, every waiter goes on at once (each i
 
 test("a connection whose SETTINGS do not come in time is given up: destroyed, never picked again, its waiters go on at once", async () => {
   const { undici, clients } = fakeUndici(() => "h2");
-  const d = h2Dispatch(undici, Infinity, {}, 0);
+  const d = h2Dispatch(undici, Infinity, {}, { settingsTimeoutMs: 0 });
   const destroyed: number[] = [];
   const attempts: string[] = [];
   const first = d.gate(`${ORIGIN}/a`, undefined, (dispatcher) => {
