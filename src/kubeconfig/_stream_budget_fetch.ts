@@ -27,6 +27,17 @@
  * at a version the server has not reached, a write behind a slow admission
  * webhook) comes, so the others wait for it `gateMs` at most.
  *
+ * A client gone silent is retired: when a caller aborts a request that has
+ * lasted `silentMs` (default 30 s) on a client from which nothing (no
+ * answer, no byte of a body) has come for as long, as a watcher does when
+ * its idle deadline finds a connection dead, that client takes no new
+ * request, and is closed once its last one ends. Deno's client has no
+ * health check of its own (no PING): without this, the watch's next try
+ * would go to the same dead connection (half-open: a NAT or load balancer
+ * that dropped it) and wait again, until TCP gives up, many minutes later.
+ * A live client retired so (a quiet watch its caller stopped) costs one new
+ * connection.
+ *
  * `close()` aborts every request still in flight, wherever it is (waiting
  * for its turn, for its answer, or with its body being read), then closes
  * the clients: closing a `Deno.HttpClient` alone does not end the requests
@@ -37,11 +48,15 @@
 
 /**
  * The client the next request goes to: the index of the first (oldest)
- * client with fewer than `budget` requests in flight, or `-1` when every
- * one is at the budget (a new client is due).
+ * client not retired with fewer than `budget` requests in flight, or `-1`
+ * when every one is at the budget or retired (a new client is due).
  */
-export function pickClient(inFlight: readonly number[], budget: number): number {
-  for (let i = 0; i < inFlight.length; i++) if (inFlight[i] < budget) return i;
+export function pickClient(
+  inFlight: readonly number[],
+  budget: number,
+  retired: readonly boolean[] = [],
+): number {
+  for (let i = 0; i < inFlight.length; i++) if (inFlight[i] < budget && !retired[i]) return i;
   return -1;
 }
 
@@ -61,6 +76,10 @@ export interface StreamBudgetOptions<C> {
   gateFirst?: boolean;
   /** How long the others wait for that first answer at most, in ms. Default: 1000. */
   gateMs?: number;
+  /** Silence (ms) after which a caller's abort retires a client (see above); `Infinity`: never. Default: 30000. */
+  silentMs?: number;
+  /** The clock, in ms. Default: `Date.now`. */
+  now?: () => number;
 }
 
 /** A budgeted `fetch` and its clients. */
@@ -88,9 +107,27 @@ const dropped = new FinalizationRegistry<Held>((held) => {
 
 /** Spreads requests over clients made by `options.createClient`, at most `options.budget` in flight on each. */
 export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBudgetFetch {
-  const { budget, createClient, send, closeClient, gateFirst = true, gateMs = 1_000 } = options;
+  const {
+    budget,
+    createClient,
+    send,
+    closeClient,
+    gateFirst = true,
+    gateMs = 1_000,
+    silentMs = 30_000,
+    now = Date.now,
+  } = options;
   const clients: C[] = options.first === undefined ? [] : [options.first];
   const counts: number[] = clients.map(() => 0);
+  // Per client: when anything last came from it; retired (no new request); closed.
+  const heard: number[] = clients.map(() => now());
+  const retired: boolean[] = clients.map(() => false);
+  const shut: boolean[] = clients.map(() => false);
+  const shutDown = (i: number): void => {
+    if (shut[i]) return;
+    shut[i] = true;
+    closeClient(clients[i]);
+  };
   // Per client: undefined before its first request; a promise while that one awaits its answer; null after.
   const firstAnswer: (Promise<void> | null | undefined)[] = clients.map(() => undefined);
   // Every request in flight, by the controller that ends it (its caller's signal, or close()).
@@ -99,7 +136,7 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
 
   const budgeted = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     if (closed) return Promise.reject(closedError());
-    let i = pickClient(counts, budget);
+    let i = pickClient(counts, budget, retired);
     if (i < 0) {
       let client: C;
       try {
@@ -110,9 +147,14 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
       i = clients.push(client) - 1;
       counts.push(0);
       firstAnswer.push(undefined);
+      heard.push(now());
+      retired.push(false);
+      shut.push(false);
     }
     const slot = i;
     counts[slot]++;
+    const startedAt = now();
+    const onHeard = (): void => void (heard[slot] = now());
     // The caller's signal as fetch takes it: init's when given (even null: none), else the Request's.
     const outer = init?.signal !== undefined
       ? init.signal
@@ -120,7 +162,11 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
       ? input.signal
       : undefined;
     const ac = new AbortController();
-    const forward = (): void => ac.abort(outer!.reason);
+    let byCaller = false;
+    const forward = (): void => {
+      byCaller = true;
+      ac.abort(outer!.reason);
+    };
     let released = false;
     const release = (): void => {
       if (released) return;
@@ -129,6 +175,8 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
       live.delete(ac);
       outer?.removeEventListener("abort", forward);
       ac.signal.removeEventListener("abort", release);
+      if (byCaller && now() - Math.max(heard[slot], startedAt) >= silentMs) retired[slot] = true;
+      if (retired[slot] && counts[slot] === 0 && !closed) shutDown(slot);
     };
     live.add(ac);
     if (outer?.aborted) ac.abort(outer.reason);
@@ -160,7 +208,7 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
         });
       }
     }
-    return pending.then((res) => counted(res, release, ac.signal), (err) => {
+    return pending.then((res) => (onHeard(), counted(res, release, ac.signal, onHeard)), (err) => {
       release();
       throw err;
     });
@@ -174,7 +222,7 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
       closed = true;
       const reason = closedError();
       for (const ac of [...live]) ac.abort(reason);
-      for (const c of clients) closeClient(c);
+      for (let i = 0; i < clients.length; i++) shutDown(i);
     },
   };
 }
@@ -200,10 +248,16 @@ function waitOrAbort(p: Promise<void>, signal: AbortSignal | null | undefined): 
 
 /**
  * `res` with a body that calls `release` once at its end (read, cancelled,
- * errored, or collected unread), and that fails with `signal`'s reason once
- * it aborts (whatever the runtime's own body does on that abort).
+ * errored, or collected unread), `onHeard` at each read that brought
+ * something, and that fails with `signal`'s reason once it aborts (whatever
+ * the runtime's own body does on that abort).
  */
-function counted(res: Response, release: () => void, signal: AbortSignal): Response {
+function counted(
+  res: Response,
+  release: () => void,
+  signal: AbortSignal,
+  onHeard: () => void,
+): Response {
   const body = res.body;
   if (body === null || NULL_BODY_STATUS.has(res.status)) {
     release();
@@ -238,6 +292,7 @@ function counted(res: Response, release: () => void, signal: AbortSignal): Respo
     pull(controller) {
       return reader.read().then((r) => {
         if (finished) return;
+        onHeard();
         if (r.done) {
           done();
           controller.close();

@@ -155,6 +155,7 @@ function tracked<C>(
     budget: Infinity,
     first: client,
     gateFirst: false,
+    silentMs: Infinity, // (one client: nothing to move to; HTTP/1.1 has a connection per request)
     createClient: () => client, // (never: no budget to reach)
     send,
     closeClient,

@@ -24,6 +24,17 @@ test("pickClient: the oldest client below the budget, -1 when all are at it", ()
   for (const [inFlight, budget, expected] of table) {
     assert.equal(pickClient(inFlight, budget), expected, `${JSON.stringify(inFlight)} / ${budget}`);
   }
+  // a retired client takes nothing, whatever its room
+  const retiredTable: [number[], boolean[], number][] = [
+    [[0], [true], -1],
+    [[0, 0], [true, false], 1],
+    [[1, 4, 0], [false, false, false], 0],
+    [[1, 4, 0], [true, false, false], 2],
+    [[0, 0], [true, true], -1],
+  ];
+  for (const [inFlight, retired, expected] of retiredTable) {
+    assert.equal(pickClient(inFlight, 4, retired), expected, JSON.stringify({ inFlight, retired }));
+  }
 });
 
 /** A controllable response body: push chunks, end it, or fail it. */
@@ -324,4 +335,53 @@ test("an answer whose status no Response can carry (600-999) is handed on as it 
   await res.body!.cancel();
   assert.ok(cancelled);
   f.budgeted.close();
+});
+
+test("a caller's abort of a request that lasted silentMs on a client silent as long retires it: no new request there, closed once its last one ends", async () => {
+  let t = 0;
+  const f = fakes({ now: () => t, silentMs: 30_000 });
+  const body = new Body();
+  f.next.push(() => Promise.resolve(new Response(body.stream))); // a watch
+  const watch = new AbortController();
+  const res = await f.budgeted.fetch("https://k/watch", { signal: watch.signal }); // client 0, heard at 0
+  const reader = res.body!.getReader();
+  const other = f.budgeted.fetch("https://k/other"); // client 0 too, hangs (a second watch)
+  t = 31_000; // nothing came since
+  watch.abort(); // its idle deadline
+  await reader.read().catch(() => {});
+  assert.deepEqual(f.budgeted.inFlight(), [1]);
+  f.next.push(() => Promise.resolve(new Response("fresh")));
+  assert.equal(await (await f.budgeted.fetch("https://k/again")).text(), "fresh");
+  assert.deepEqual(f.sentOn, [0, 0, 1]); // the watch's next try went to a new client
+  assert.deepEqual(f.closed, []); // the retired one still carries a request
+  f.budgeted.close();
+  await assert.rejects(other, TypeError);
+  assert.deepEqual(f.closed, [0, 1]); // each closed once
+});
+
+test("no retirement when the client was heard from lately, the request was young, or the abort was close()'s", async () => {
+  let t = 0;
+  const f = fakes({ now: () => t, silentMs: 30_000 });
+  const body = new Body();
+  f.next.push(() => Promise.resolve(new Response(body.stream)));
+  const res = await f.budgeted.fetch("https://k/busy"); // client 0, its body flows
+  const busy = res.body!.getReader();
+  const quiet = new AbortController();
+  void f.budgeted.fetch("https://k/quiet", { signal: quiet.signal }).catch(() => {});
+  t = 29_000;
+  body.push("event");
+  await busy.read(); // heard at 29 s
+  t = 40_000;
+  quiet.abort(); // lasted 40 s, but the client spoke 11 s ago
+  const young = new AbortController();
+  t = 60_000;
+  void f.budgeted.fetch("https://k/young", { signal: young.signal }).catch(() => {});
+  t = 65_000;
+  young.abort(); // the client silent 36 s, but the request only 5 s old
+  f.next.push(() => Promise.resolve(new Response("same")));
+  assert.equal(await (await f.budgeted.fetch("https://k/next")).text(), "same");
+  assert.deepEqual(f.sentOn, [0, 0, 0, 0]); // all on client 0: none retired
+  t = 200_000;
+  f.budgeted.close(); // aborts the busy one: not a caller's abort
+  assert.deepEqual(f.closed, [0]);
 });
