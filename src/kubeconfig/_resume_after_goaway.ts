@@ -6,7 +6,8 @@
  * drops what it had queued): when the consumer has not been given a byte
  * yet, the request is sent again once (`retry`, over HTTP/1.1) and the body
  * goes on from that answer, provided it has the same status. Otherwise the
- * body fails as it did.
+ * body fails as it did (or with the retry's own error, an abort's included).
+ * A body cancelled meanwhile releases the retry's answer when it comes.
  *
  * @module
  */
@@ -21,21 +22,26 @@ export function resumeAfterGoAway(
   let reader = res.body.getReader();
   let delivered = false;
   let retried = false;
+  let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
-      while (true) {
+      while (!cancelled) {
         try {
           const r = await reader.read();
+          if (cancelled) return;
           if (r.done) return controller.close();
           if (r.value.byteLength === 0) continue;
           delivered = true;
           return controller.enqueue(r.value);
         } catch (err) {
+          if (cancelled) return;
           if (delivered || retried || !lost(err)) throw err;
           retried = true;
-          const again = await retry().catch(() => undefined);
-          if (!again || again.status !== res.status || again.body === null) {
-            await again?.body?.cancel().catch(() => {});
+          // (a retry that fails, the caller's abort included, fails the body with its own error)
+          const again = await retry();
+          if (cancelled || again.status !== res.status || again.body === null) {
+            await again.body?.cancel().catch(() => {});
+            if (cancelled) return;
             throw err;
           }
           reader = again.body.getReader();
@@ -43,7 +49,9 @@ export function resumeAfterGoAway(
       }
     },
     cancel(reason) {
-      return reader.cancel(reason);
+      cancelled = true;
+      // (the failed first body's reader, or the retry's: either way released, and cancel() settles)
+      return reader.cancel(reason).catch(() => {});
     },
   }, { highWaterMark: 0 });
   const out = new Response(stream, {

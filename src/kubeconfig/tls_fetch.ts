@@ -191,11 +191,16 @@ async function undiciFetch(
       }
       if (!h2) return undici.fetch(input, { ...init, dispatcher: agent });
       const url = input instanceof URL ? input.href : typeof input === "string" ? input : input.url;
-      const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+      // The caller's signal as fetch takes it: init's when given (even null: none), else the Request's.
+      const signal = init?.signal !== undefined
+        ? init.signal
+        : input instanceof Request
+        ? input.signal
+        : undefined;
       const overH1 = () => undici.fetch(input, { ...init, dispatcher: writes });
       // A watch lost that way is the watcher's to resume (from its resourceVersion); any other GET's
       // body is resumed once over HTTP/1.1 if the GOAWAY came before its first byte.
-      const resumable = writes && !/[?&]watch=(1|true)(&|$)/.test(url);
+      const resumable = writes && !/[?&]watch=(1|t|true)(&|#|$)/i.test(url);
       return h2.gate(url, signal, (dispatcher) => undici.fetch(input, { ...init, dispatcher }))
         .then((res) => resumable ? resumeAfterGoAway(res, overH1, closedByGoAway) : res)
         .catch((err: unknown) => {
