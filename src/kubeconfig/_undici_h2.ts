@@ -88,6 +88,8 @@ export interface H2Timing {
    * without a frame and waits 15 s.
    */
   pingTimeoutMs: number;
+  /** The clock, in ms (a PING judged late by it is given a second wait). */
+  now: () => number;
 }
 
 /** {@linkcode H2Timing}'s defaults. */
@@ -95,12 +97,34 @@ export const H2_TIMING_DEFAULTS: Readonly<H2Timing> = Object.freeze({
   settingsTimeoutMs: 10_000,
   pingIntervalMs: 30_000,
   pingTimeoutMs: 15_000,
+  now: Date.now,
 });
+
+/** Stops `conn`'s health check: its PINGs and the waits for their answers. */
+function stopHealthCheck(conn: Conn): void {
+  clearInterval(conn.pingTimer);
+  for (const t of conn.judges) clearTimeout(t);
+  conn.judges.clear();
+}
 
 /** `timer`, not holding the process open (Node; elsewhere as it is). */
 function unref<T>(timer: T): T {
   (timer as { unref?: () => void }).unref?.();
   return timer;
+}
+
+/**
+ * What a PING's wait, ended, says of its connection: `"keep"` it (answered),
+ * `"wait-again"` (unanswered, but the timer ran more than half a timeout
+ * late: the process was busy, a long handler or a big parse, and the answer
+ * may be waiting unread; once per PING: `patient`), else `"give-up"`.
+ */
+export function pingVerdict(
+  p: { answered: boolean; patient: boolean; lateMs: number; pingTimeoutMs: number },
+): "keep" | "wait-again" | "give-up" {
+  if (p.answered) return "keep";
+  if (p.patient && p.lateMs > p.pingTimeoutMs / 2) return "wait-again";
+  return "give-up";
 }
 
 /** What a request gets once the dispatch is closed (before or while it waits). */
@@ -125,6 +149,8 @@ interface Conn {
   settingsTimer?: ReturnType<typeof setTimeout>;
   /** The current connection's health check (a PING every `pingIntervalMs`). */
   pingTimer?: ReturnType<typeof setInterval>;
+  /** The waits for PING answers under way. */
+  judges: Set<ReturnType<typeof setTimeout>>;
   /** The socket of a TLS handshake under way. */
   handshaking?: { destroy?: () => void };
 }
@@ -215,7 +241,10 @@ export function h2Dispatch(
   poolOptions: Record<string, unknown> = {},
   timing: Partial<H2Timing> = {},
 ): H2Dispatch {
-  const { settingsTimeoutMs, pingIntervalMs, pingTimeoutMs } = { ...H2_TIMING_DEFAULTS, ...timing };
+  const { settingsTimeoutMs, pingIntervalMs, pingTimeoutMs, now } = {
+    ...H2_TIMING_DEFAULTS,
+    ...timing,
+  };
   const origins = new Map<string, OriginState>();
   let closed = false;
   // Each Client connects through this (undici's own TLS connector, with ALPN offering h2), wrapped
@@ -250,7 +279,7 @@ export function h2Dispatch(
     options: Record<string, unknown>,
   ): UndiciClient => {
     const s = stateOf(origin);
-    const conn = { phase: "idle", limit: 0 } as Conn;
+    const conn = { phase: "idle", limit: 0, judges: new Set() } as unknown as Conn;
     const failed = () => {
       const was = conn.phase;
       conn.phase = "idle";
@@ -298,7 +327,7 @@ export function h2Dispatch(
       }
       conn.protocol = s.protocol = "h2";
       clearTimeout(conn.settingsTimer);
-      clearInterval(conn.pingTimer);
+      stopHealthCheck(conn);
       const opened = (limit: number) => {
         clearTimeout(conn.settingsTimer);
         conn.limit = limit;
@@ -318,7 +347,7 @@ export function h2Dispatch(
         conn.closed = true;
         s.conns.delete(conn);
         clearTimeout(conn.settingsTimer);
-        clearInterval(conn.pingTimer);
+        stopHealthCheck(conn);
         failed();
         c.destroy?.().catch(() => {});
       };
@@ -331,12 +360,31 @@ export function h2Dispatch(
       conn.pingTimer = unref(setInterval(() => {
         if (conn.phase !== "open" || conn.closed) return;
         let answered = false;
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const wait = (ms: number) => conn.judges.add(timer = unref(setTimeout(judge, ms)));
+        const due = now() + pingTimeoutMs;
+        let patient = true;
+        const judge = () => {
+          conn.judges.delete(timer!);
+          const verdict = pingVerdict({ answered, patient, lateMs: now() - due, pingTimeoutMs });
+          if (verdict === "give-up") giveUp();
+          else if (verdict === "wait-again") {
+            patient = false;
+            wait(pingTimeoutMs);
+          }
+        };
         try {
-          session.ping!((err) => void (answered = !err));
+          session.ping!((err) => {
+            answered = !err;
+            if (answered && timer !== undefined) {
+              clearTimeout(timer);
+              conn.judges.delete(timer);
+            }
+          });
         } catch {
           return; // (a session closing: its disconnect follows)
         }
-        unref(setTimeout(() => answered || giveUp(), pingTimeoutMs));
+        if (!answered) wait(pingTimeoutMs);
       }, pingIntervalMs));
     });
     c.on("disconnect", () => {
@@ -344,7 +392,7 @@ export function h2Dispatch(
       // (no socket yet: its TLS handshake is under way; a live one: not the one that closed).
       if (!conn.socket || conn.socket.destroyed === false) return;
       clearTimeout(conn.settingsTimer);
-      clearInterval(conn.pingTimer);
+      stopHealthCheck(conn);
       conn.phase = "idle";
       wake(s);
     });
@@ -430,7 +478,7 @@ export function h2Dispatch(
         for (const conn of s.conns) {
           conn.closed = true;
           clearTimeout(conn.settingsTimer);
-          clearInterval(conn.pingTimer);
+          stopHealthCheck(conn);
           conn.handshaking?.destroy?.();
           clients.push(conn.client);
         }

@@ -3,6 +3,7 @@ import {
   FALLBACK_MAX_STREAMS,
   gateDecision,
   h2Dispatch,
+  pingVerdict,
   streamsFrom,
 } from "../../src/kubeconfig/_undici_h2.ts";
 import { test } from "../_test.ts";
@@ -379,4 +380,70 @@ test("after close() a request is refused with a TypeError and makes no client, a
   assert.throws(() => late!.dispatch({}, {}), TypeError);
   assert.equal(clients.length, made);
   void pending;
+});
+
+/**
+ * An open h2 connection on a fake client whose session answers each PING at
+ * once, or holds it while `hold(n)` says the n-th (from 0) is to be held;
+ * held answers are in `held`.
+ */
+async function pinged(timing: Parameters<typeof h2Dispatch>[3], hold: (n: number) => boolean) {
+  const { undici, clients } = fakeUndici(() => "h2");
+  const d = h2Dispatch(undici, Infinity, {}, timing);
+  await dispatchOne(d);
+  const held: ((err: Error | null) => void)[] = [];
+  const settings: Listener[] = [];
+  let sent = 0;
+  const fakeSession = {
+    on: (_e: string, l: Listener) => settings.push(l),
+    ping: (cb: (err: Error | null) => void) => {
+      if (hold(sent++)) held.push(cb);
+      else queueMicrotask(() => cb(null));
+      return true;
+    },
+  };
+  let destroyed = 0;
+  (clients[0] as unknown as { destroy(): Promise<void> }).destroy = () => {
+    destroyed++;
+    return Promise.resolve();
+  };
+  connect(clients[0], fakeSession);
+  for (const l of settings) l({ maxConcurrentStreams: 10 });
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 2_000 && !cond(); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  };
+  return { d, held, sent: () => sent, destroyed: () => destroyed, until };
+}
+
+test("h2 health check: PINGs answered keep the connection; one unanswered within pingTimeoutMs gives it up", async () => {
+  const kept = await pinged({ pingIntervalMs: 2, pingTimeoutMs: 10 }, () => false);
+  await kept.until(() => kept.sent() >= 20);
+  assert.equal(kept.destroyed(), 0);
+  await kept.d.close();
+  const dead = await pinged({ pingIntervalMs: 2, pingTimeoutMs: 10 }, (n) => n >= 3);
+  await dead.until(() => dead.destroyed() > 0);
+  assert.equal(dead.destroyed(), 1, "given up once");
+  await dead.d.close();
+});
+
+test("pingVerdict: keep an answered connection; a late timer waits once more; else give up", () => {
+  const table: [boolean, boolean, number, "keep" | "wait-again" | "give-up"][] = [
+    // answered, patient, lateMs (timeout 15000)
+    [true, true, 0, "keep"],
+    [true, false, 60_000, "keep"],
+    [false, true, 0, "give-up"], // on time, unanswered: dead
+    [false, true, 7_500, "give-up"], // half a timeout late: still on time enough
+    [false, true, 7_501, "wait-again"], // the process was busy: the answer may be unread
+    [false, true, 120_000, "wait-again"],
+    [false, false, 120_000, "give-up"], // once per PING
+  ];
+  for (const [answered, patient, lateMs, expected] of table) {
+    assert.equal(
+      pingVerdict({ answered, patient, lateMs, pingTimeoutMs: 15_000 }),
+      expected,
+      JSON.stringify({ answered, patient, lateMs }),
+    );
+  }
 });
