@@ -27,16 +27,18 @@
  * at a version the server has not reached, a write behind a slow admission
  * webhook) comes, so the others wait for it `gateMs` at most.
  *
- * A client gone silent is retired: when a caller aborts a request that has
- * lasted `silentMs` (default 30 s) on a client from which nothing (no
- * answer, no byte of a body) has come for as long, as a watcher does when
- * its idle deadline finds a connection dead, that client takes no new
- * request, and is closed once its last one ends. Deno's client has no
- * health check of its own (no PING): without this, the watch's next try
- * would go to the same dead connection (half-open: a NAT or load balancer
- * that dropped it) and wait again, until TCP gives up, many minutes later.
- * A live client retired so (a quiet watch its caller stopped) costs one new
- * connection.
+ * A client gone silent is retired: when a caller aborts a request on a
+ * client from which nothing (no answer, no byte of a body) has come for
+ * `silentMs` (default 30 s), as a watcher does when its idle deadline finds
+ * a connection dead, or a lease renewal at its deadline, that client takes
+ * no new request, is closed once its last one ends, and is forgotten. Should
+ * it stay silent for three `silentMs` (a watch gets a bookmark each
+ * minute), what still runs on it is ended (`TypeError`), as on a reset.
+ * Deno's client has no health check of its own (no PING): without this, the
+ * next try would go to the same dead connection (half-open: a NAT or load
+ * balancer that dropped it) and wait again, until TCP gives up, many
+ * minutes later. A live client retired so (a quiet watch its caller
+ * stopped) costs one new connection.
  *
  * `close()` aborts every request still in flight, wherever it is (waiting
  * for its turn, for its answer, or with its body being read), then closes
@@ -45,6 +47,8 @@
  *
  * @module
  */
+
+import { type Clock, systemClock } from "../async/clock.ts";
 
 /**
  * The client the next request goes to: the index of the first (oldest)
@@ -78,8 +82,8 @@ export interface StreamBudgetOptions<C> {
   gateMs?: number;
   /** Silence (ms) after which a caller's abort retires a client (see above); `Infinity`: never. Default: 30000. */
   silentMs?: number;
-  /** The clock, in ms. Default: `Date.now`. */
-  now?: () => number;
+  /** The clock (the gate's wait, silences). Default: the system's. */
+  clock?: Clock;
 }
 
 /** A budgeted `fetch` and its clients. */
@@ -115,46 +119,71 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
     gateFirst = true,
     gateMs = 1_000,
     silentMs = 30_000,
-    now = Date.now,
+    clock = systemClock,
   } = options;
-  const clients: C[] = options.first === undefined ? [] : [options.first];
-  const counts: number[] = clients.map(() => 0);
-  // Per client: when anything last came from it; retired (no new request); closed.
-  const heard: number[] = clients.map(() => now());
-  const retired: boolean[] = clients.map(() => false);
-  const shut: boolean[] = clients.map(() => false);
-  const shutDown = (i: number): void => {
-    if (shut[i]) return;
-    shut[i] = true;
-    closeClient(clients[i]);
+  const slots: Slot<C>[] = [];
+  const newSlot = (client: C): Slot<C> => {
+    const slot: Slot<C> = {
+      client,
+      count: 0,
+      firstAnswer: undefined,
+      heard: clock.now(),
+      retired: false,
+      shut: false,
+      live: new Set(),
+    };
+    slots.push(slot);
+    return slot;
   };
-  // Per client: undefined before its first request; a promise while that one awaits its answer; null after.
-  const firstAnswer: (Promise<void> | null | undefined)[] = clients.map(() => undefined);
-  // Every request in flight, by the controller that ends it (its caller's signal, or close()).
-  const live = new Set<AbortController>();
+  if (options.first !== undefined) newSlot(options.first);
   let closed = false;
+
+  /** Closes `slot`'s client, once, and forgets it. */
+  const shutDown = (slot: Slot<C>): void => {
+    if (slot.shut) return;
+    slot.shut = true;
+    clock.clearTimeout(slot.grace);
+    const i = slots.indexOf(slot);
+    if (i >= 0) slots.splice(i, 1);
+    closeClient(slot.client);
+  };
+  /**
+   * While a retired client still carries requests: once it has been silent
+   * for three `silentMs` (a watch gets a bookmark each minute), they are
+   * ended as on a dead connection (else a request without a deadline of its
+   * own would wait there until TCP gives up).
+   */
+  const watchRetired = (slot: Slot<C>): void => {
+    const left = slot.heard + 3 * silentMs - clock.now();
+    slot.grace = clock.setTimeout(() => {
+      slot.grace = undefined;
+      if (slot.shut || closed) return;
+      if (clock.now() - slot.heard < 3 * silentMs) return watchRetired(slot); // heard from meanwhile
+      const reason = new TypeError("fetch: the connection went silent");
+      for (const ac of [...slot.live]) ac.abort(reason);
+    }, Math.max(0, left));
+  };
+  const retire = (slot: Slot<C>): void => {
+    if (slot.retired) return;
+    slot.retired = true;
+    if (slot.count === 0) shutDown(slot);
+    else if (Number.isFinite(silentMs)) watchRetired(slot);
+  };
 
   const budgeted = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     if (closed) return Promise.reject(closedError());
-    let i = pickClient(counts, budget, retired);
-    if (i < 0) {
-      let client: C;
+    const i = pickClient(slots.map((x) => x.count), budget, slots.map((x) => x.retired));
+    let slot: Slot<C>;
+    if (i >= 0) slot = slots[i];
+    else {
       try {
-        client = createClient();
+        slot = newSlot(createClient());
       } catch (err) {
         return Promise.reject(err);
       }
-      i = clients.push(client) - 1;
-      counts.push(0);
-      firstAnswer.push(undefined);
-      heard.push(now());
-      retired.push(false);
-      shut.push(false);
     }
-    const slot = i;
-    counts[slot]++;
-    const startedAt = now();
-    const onHeard = (): void => void (heard[slot] = now());
+    slot.count++;
+    const onHeard = (): void => void (slot.heard = clock.now());
     // The caller's signal as fetch takes it: init's when given (even null: none), else the Request's.
     const outer = init?.signal !== undefined
       ? init.signal
@@ -171,40 +200,42 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
     const release = (): void => {
       if (released) return;
       released = true;
-      counts[slot]--;
-      live.delete(ac);
+      slot.count--;
+      slot.live.delete(ac);
       outer?.removeEventListener("abort", forward);
       ac.signal.removeEventListener("abort", release);
-      if (byCaller && now() - Math.max(heard[slot], startedAt) >= silentMs) retired[slot] = true;
-      if (retired[slot] && counts[slot] === 0 && !closed) shutDown(slot);
+      if (closed) return;
+      // A caller that gave up on a client silent this long: a dead connection, most likely.
+      if (byCaller && clock.now() - slot.heard >= silentMs) retire(slot);
+      if (slot.retired && slot.count === 0) shutDown(slot);
     };
-    live.add(ac);
+    slot.live.add(ac);
     if (outer?.aborted) ac.abort(outer.reason);
     else outer?.addEventListener("abort", forward, { once: true });
     // An abort ends the request (and its body) wherever it is.
     if (ac.signal.aborted) release();
     else ac.signal.addEventListener("abort", release, { once: true });
     const sent = { ...init, signal: ac.signal };
-    const gate = gateFirst ? firstAnswer[slot] : null;
+    const gate = gateFirst ? slot.firstAnswer : null;
     let pending: Promise<Response>;
     if (gate) {
-      pending = waitOrAbort(gate, ac.signal).then(() => send(clients[slot], input, sent));
+      pending = waitOrAbort(gate, ac.signal).then(() => send(slot.client, input, sent));
     } else {
       try {
-        pending = send(clients[slot], input, sent);
+        pending = send(slot.client, input, sent);
       } catch (err) {
         pending = Promise.reject(err);
       }
       if (gate === undefined) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let timer: unknown;
         const answered = new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, gateMs);
+          timer = clock.setTimeout(resolve, gateMs);
           pending.then(() => resolve(), () => resolve());
         });
-        firstAnswer[slot] = answered;
+        slot.firstAnswer = answered;
         answered.then(() => {
-          clearTimeout(timer);
-          firstAnswer[slot] = null;
+          clock.clearTimeout(timer);
+          slot.firstAnswer = null;
         });
       }
     }
@@ -216,15 +247,36 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
 
   return {
     fetch: budgeted as typeof fetch,
-    inFlight: () => counts.slice(),
+    inFlight: () => slots.map((x) => x.count),
     close() {
       if (closed) return;
       closed = true;
       const reason = closedError();
-      for (const ac of [...live]) ac.abort(reason);
-      for (let i = 0; i < clients.length; i++) shutDown(i);
+      for (const slot of [...slots]) {
+        for (const ac of [...slot.live]) ac.abort(reason);
+        shutDown(slot);
+      }
     },
   };
+}
+
+/** One client and what is known of it. */
+interface Slot<C> {
+  client: C;
+  /** Requests in flight on it. */
+  count: number;
+  /** Undefined before its first request; a promise while that one awaits its answer; null after. */
+  firstAnswer: Promise<void> | null | undefined;
+  /** When anything (an answer, a byte of a body) last came from it. */
+  heard: number;
+  /** Takes no new request (gone silent). */
+  retired: boolean;
+  /** Closed (and forgotten). */
+  shut: boolean;
+  /** The controllers of its requests in flight. */
+  live: Set<AbortController>;
+  /** The wait after which a retired client still silent has its requests ended. */
+  grace?: unknown;
 }
 
 /** What a request gets once the fetch is closed (before or while it runs). */

@@ -77,18 +77,23 @@ export interface H2Timing {
    * gate for good.
    */
   settingsTimeoutMs: number;
-  /** Between PINGs on an open h2 connection (its health check). */
+  /**
+   * How long an open h2 connection may go without a byte from its server
+   * before it is sent a PING (its health check).
+   */
   pingIntervalMs: number;
   /**
-   * For a PING's answer, before the connection is given up. A connection
-   * gone silent (half-open: a peer, NAT or load balancer that dropped it
-   * without a word) carries every request to its server; without this a
-   * watch cut by its idle deadline would watch again on the same dead
+   * For the PING's answer, or any byte, before the connection is given up.
+   * A connection gone silent (half-open: a peer, NAT or load balancer that
+   * dropped it without a word) carries every request to its server; without
+   * this a watch cut by its idle deadline would watch again on the same dead
    * connection until TCP gives up (many minutes). client-go pings after 30 s
-   * without a frame and waits 15 s.
+   * without a frame and waits 15 s, as here. Bytes that keep coming (a big
+   * list on a slow link, where the answer queues behind them) are proof
+   * enough.
    */
   pingTimeoutMs: number;
-  /** The clock, in ms (a PING judged late by it is given a second wait). */
+  /** The clock, in ms (a PING's wait that ended late by it is given a second one). */
   now: () => number;
 }
 
@@ -114,17 +119,24 @@ function unref<T>(timer: T): T {
 }
 
 /**
- * What a PING's wait, ended, says of its connection: `"keep"` it (answered),
- * `"wait-again"` (unanswered, but the timer ran more than half a timeout
- * late: the process was busy, a long handler or a big parse, and the answer
- * may be waiting unread; once per PING: `patient`), else `"give-up"`.
+ * What a PING's wait, ended, says of its connection: `"keep"` it (answered,
+ * or bytes came from it meanwhile: `heard`), `"wait-again"` (neither, but
+ * the timer ran late, by a second or a tenth of the timeout: the process was
+ * busy, a long handler or a big parse, and the answer may be waiting unread;
+ * once per PING: `patient`), else `"give-up"`.
  */
 export function pingVerdict(
-  p: { answered: boolean; patient: boolean; lateMs: number; pingTimeoutMs: number },
+  p: { answered: boolean; heard: boolean; patient: boolean; lateMs: number; pingTimeoutMs: number },
 ): "keep" | "wait-again" | "give-up" {
-  if (p.answered) return "keep";
-  if (p.patient && p.lateMs > p.pingTimeoutMs / 2) return "wait-again";
+  if (p.answered || p.heard) return "keep";
+  if (p.patient && p.lateMs > Math.min(1_000, p.pingTimeoutMs / 10)) return "wait-again";
   return "give-up";
+}
+
+/** The bytes `socket` has read so far (its `bytesRead`), or undefined where it has none. */
+function bytesReadOf(socket: unknown): number | undefined {
+  const n = (socket as { bytesRead?: unknown } | undefined)?.bytesRead;
+  return typeof n === "number" ? n : undefined;
 }
 
 /** What a request gets once the dispatch is closed (before or while it waits). */
@@ -357,8 +369,11 @@ export function h2Dispatch(
       }, settingsTimeoutMs));
       // Health check: a PING unanswered in time means a dead connection.
       if (typeof session.ping !== "function") return;
+      let lastRead = bytesReadOf(conn.socket);
       conn.pingTimer = unref(setInterval(() => {
         if (conn.phase !== "open" || conn.closed) return;
+        const read = bytesReadOf(conn.socket);
+        if (read !== lastRead) return void (lastRead = read); // heard from since the last tick
         let answered = false;
         let timer: ReturnType<typeof setTimeout> | undefined;
         const wait = (ms: number) => conn.judges.add(timer = unref(setTimeout(judge, ms)));
@@ -366,7 +381,9 @@ export function h2Dispatch(
         let patient = true;
         const judge = () => {
           conn.judges.delete(timer!);
-          const verdict = pingVerdict({ answered, patient, lateMs: now() - due, pingTimeoutMs });
+          const heard = read !== undefined && bytesReadOf(conn.socket) !== read;
+          const lateMs = now() - due;
+          const verdict = pingVerdict({ answered, heard, patient, lateMs, pingTimeoutMs });
           if (verdict === "give-up") giveUp();
           else if (verdict === "wait-again") {
             patient = false;
@@ -376,6 +393,7 @@ export function h2Dispatch(
         try {
           session.ping!((err) => {
             answered = !err;
+            lastRead = bytesReadOf(conn.socket); // (its answer is no news of the connection)
             if (answered && timer !== undefined) {
               clearTimeout(timer);
               conn.judges.delete(timer);

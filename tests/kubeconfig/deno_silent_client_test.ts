@@ -33,7 +33,11 @@ if (runtime === "deno") {
       createClient: () => Deno_.createHttpClient({ caCerts: [pki.ca.cert] }),
       send: (client, input, init) => fetch(input, { ...init, client } as RequestInit),
       closeClient: (c) => c.close(),
-      now: () => t,
+      clock: {
+        now: () => t,
+        setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+        clearTimeout: (h: unknown) => clearTimeout(h as number),
+      },
     });
     const list = `${proxy.url}/api/v1/namespaces/a/configmaps`;
     const giveUp = new AbortController(); // ends the test's waits, should they hang

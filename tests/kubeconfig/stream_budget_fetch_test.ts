@@ -5,6 +5,7 @@ import {
   type StreamBudgetOptions,
 } from "../../src/kubeconfig/_stream_budget_fetch.ts";
 import { KubeClient, KubeStatusError } from "../../mod.ts";
+import { ManualClock } from "../../testkit.ts";
 import { test } from "../_test.ts";
 
 test("pickClient: the oldest client below the budget, -1 when all are at it", () => {
@@ -287,7 +288,7 @@ test("close() aborts every request in flight: waiting for its turn, for its answ
     );
   }
   await assert.rejects(read, /connection is closed/);
-  assert.deepEqual(f.budgeted.inFlight(), [0, 0]);
+  assert.deepEqual(f.budgeted.inFlight(), []); // closed and forgotten
   assert.deepEqual(f.sentOn, [0, 0, 1]); // the one waiting never went
   assert.deepEqual(f.closed, [0, 1]);
   await assert.rejects(f.budgeted.fetch("https://k/d"), TypeError);
@@ -311,7 +312,7 @@ test("the caller's signal as fetch takes it: init.signal, even null, replaces th
   assert.deepEqual(f.budgeted.inFlight(), [1]);
   f.budgeted.close();
   await assert.rejects(pending, TypeError);
-  assert.deepEqual(f.budgeted.inFlight(), [0]);
+  assert.deepEqual(f.budgeted.inFlight(), []);
 });
 
 test("an answer whose status no Response can carry (600-999) is handed on as it came and counted out", async () => {
@@ -337,16 +338,16 @@ test("an answer whose status no Response can carry (600-999) is handed on as it 
   f.budgeted.close();
 });
 
-test("a caller's abort of a request that lasted silentMs on a client silent as long retires it: no new request there, closed once its last one ends", async () => {
-  let t = 0;
-  const f = fakes({ now: () => t, silentMs: 30_000 });
+test("a caller's abort on a client silent for silentMs retires it: no new request there, closed once its last one ends, then forgotten", async () => {
+  const clock = new ManualClock(0);
+  const f = fakes({ clock, silentMs: 30_000 });
   const body = new Body();
   f.next.push(() => Promise.resolve(new Response(body.stream))); // a watch
   const watch = new AbortController();
   const res = await f.budgeted.fetch("https://k/watch", { signal: watch.signal }); // client 0, heard at 0
   const reader = res.body!.getReader();
   const other = f.budgeted.fetch("https://k/other"); // client 0 too, hangs (a second watch)
-  t = 31_000; // nothing came since
+  await clock.advance(31_000); // nothing came since
   watch.abort(); // its idle deadline
   await reader.read().catch(() => {});
   assert.deepEqual(f.budgeted.inFlight(), [1]);
@@ -354,34 +355,88 @@ test("a caller's abort of a request that lasted silentMs on a client silent as l
   assert.equal(await (await f.budgeted.fetch("https://k/again")).text(), "fresh");
   assert.deepEqual(f.sentOn, [0, 0, 1]); // the watch's next try went to a new client
   assert.deepEqual(f.closed, []); // the retired one still carries a request
+  assert.deepEqual(f.budgeted.inFlight(), [1, 0]);
   f.budgeted.close();
   await assert.rejects(other, TypeError);
   assert.deepEqual(f.closed, [0, 1]); // each closed once
+  assert.deepEqual(f.budgeted.inFlight(), []);
 });
 
-test("no retirement when the client was heard from lately, the request was young, or the abort was close()'s", async () => {
-  let t = 0;
-  const f = fakes({ now: () => t, silentMs: 30_000 });
+test("a retired client still silent for three silentMs has what runs on it ended; one heard from meanwhile keeps it", async () => {
+  const clock = new ManualClock(0);
+  const f = fakes({ clock, silentMs: 30_000 });
+  const lease = f.budgeted.fetch("https://k/lease").then(() => "answered", (e: Error) => e);
+  // (the lease GET above has no deadline of its own: it hangs on the dead connection)
+  const renew = new AbortController();
+  void f.budgeted.fetch("https://k/renew", { signal: renew.signal }).catch(() => {});
+  await clock.advance(30_000);
+  renew.abort(); // a renewal cut at its deadline on a client silent 30 s: retired
+  await clock.advance(59_000);
+  assert.deepEqual(f.budgeted.inFlight(), [1]); // 89 s of silence: not yet
+  await clock.advance(1_000);
+  const ended = await lease;
+  assert.ok(ended instanceof TypeError && /went silent/.test(ended.message), String(ended));
+  assert.deepEqual(f.closed, [0]);
+  assert.deepEqual(f.budgeted.inFlight(), []); // forgotten
+  // heard from after its retirement: what runs on it goes on
+  const g = fakes({ clock, silentMs: 30_000 });
+  const body = new Body();
+  g.next.push(() => Promise.resolve(new Response(body.stream)));
+  const watch = await g.budgeted.fetch("https://k/watch");
+  const reader = watch.body!.getReader();
+  const stop = new AbortController();
+  void g.budgeted.fetch("https://k/quiet", { signal: stop.signal }).catch(() => {});
+  await clock.advance(31_000);
+  stop.abort(); // retired
+  await clock.advance(50_000);
+  body.push("bookmark");
+  await reader.read(); // heard at 81 s
+  await clock.advance(60_000); // 141 s: 60 s since it was heard
+  assert.deepEqual(g.budgeted.inFlight(), [1], "not ended");
+  const next = reader.read().then(() => "data", (e: Error) => e.message);
+  await clock.advance(30_000); // 90 s since: ended
+  assert.match(String(await next), /went silent/);
+  assert.deepEqual(g.closed, [0]);
+  g.budgeted.close();
+});
+
+test("a caller's abort on a client heard from within silentMs, or close()'s aborts, retire nothing", async () => {
+  const clock = new ManualClock(0);
+  const f = fakes({ clock, silentMs: 30_000 });
   const body = new Body();
   f.next.push(() => Promise.resolve(new Response(body.stream)));
   const res = await f.budgeted.fetch("https://k/busy"); // client 0, its body flows
   const busy = res.body!.getReader();
   const quiet = new AbortController();
   void f.budgeted.fetch("https://k/quiet", { signal: quiet.signal }).catch(() => {});
-  t = 29_000;
+  await clock.advance(29_000);
   body.push("event");
   await busy.read(); // heard at 29 s
-  t = 40_000;
+  await clock.advance(11_000);
   quiet.abort(); // lasted 40 s, but the client spoke 11 s ago
-  const young = new AbortController();
-  t = 60_000;
-  void f.budgeted.fetch("https://k/young", { signal: young.signal }).catch(() => {});
-  t = 65_000;
-  young.abort(); // the client silent 36 s, but the request only 5 s old
   f.next.push(() => Promise.resolve(new Response("same")));
   assert.equal(await (await f.budgeted.fetch("https://k/next")).text(), "same");
-  assert.deepEqual(f.sentOn, [0, 0, 0, 0]); // all on client 0: none retired
-  t = 200_000;
+  assert.deepEqual(f.sentOn, [0, 0, 0]); // all on client 0: none retired
+  await clock.advance(200_000);
   f.budgeted.close(); // aborts the busy one: not a caller's abort
   assert.deepEqual(f.closed, [0]);
+});
+
+test("a client silent for minutes whose requests all end by their callers' short deadlines is retired all the same", async () => {
+  const clock = new ManualClock(0);
+  const f = fakes({ clock, silentMs: 30_000 });
+  for (let i = 0; i < 4; i++) {
+    const deadline = new AbortController();
+    const renewal = f.budgeted.fetch("https://k/lease", { signal: deadline.signal });
+    await clock.advance(10_000);
+    deadline.abort(); // each cut at its 10 s deadline, nothing ever heard
+    await renewal.catch(() => {});
+  }
+  // the third renewal's abort came 30 s into the silence: that client is gone, the fourth went to
+  // a new one (silent only 10 s at its abort: kept)
+  f.next.push(() => Promise.resolve(new Response("renewed")));
+  assert.equal(await (await f.budgeted.fetch("https://k/lease")).text(), "renewed");
+  assert.deepEqual(f.sentOn, [0, 0, 0, 1, 1]);
+  assert.deepEqual(f.closed, [0]);
+  f.budgeted.close();
 });

@@ -428,22 +428,32 @@ test("h2 health check: PINGs answered keep the connection; one unanswered within
   await dead.d.close();
 });
 
-test("pingVerdict: keep an answered connection; a late timer waits once more; else give up", () => {
-  const table: [boolean, boolean, number, "keep" | "wait-again" | "give-up"][] = [
-    // answered, patient, lateMs (timeout 15000)
-    [true, true, 0, "keep"],
-    [true, false, 60_000, "keep"],
-    [false, true, 0, "give-up"], // on time, unanswered: dead
-    [false, true, 7_500, "give-up"], // half a timeout late: still on time enough
-    [false, true, 7_501, "wait-again"], // the process was busy: the answer may be unread
-    [false, true, 120_000, "wait-again"],
-    [false, false, 120_000, "give-up"], // once per PING
+test("pingVerdict: keep a connection that answered or sent bytes; a wait that ended late waits once more; else give up", () => {
+  const table: [boolean, boolean, boolean, number, "keep" | "wait-again" | "give-up"][] = [
+    // answered, heard (bytes came), patient, lateMs (timeout 15000)
+    [true, false, true, 0, "keep"],
+    [true, false, false, 60_000, "keep"],
+    [false, true, true, 0, "keep"], // a big list on a slow link: the answer queues behind its data
+    [false, false, true, 0, "give-up"], // on time, nothing came: dead
+    [false, false, true, 1_000, "give-up"], // a second late at most: on time enough
+    [false, false, true, 1_001, "wait-again"], // the process was busy: the answer may be unread
+    [false, false, true, 120_000, "wait-again"],
+    [false, false, false, 120_000, "give-up"], // once per PING
   ];
-  for (const [answered, patient, lateMs, expected] of table) {
+  for (const [answered, heard, patient, lateMs, expected] of table) {
     assert.equal(
-      pingVerdict({ answered, patient, lateMs, pingTimeoutMs: 15_000 }),
+      pingVerdict({ answered, heard, patient, lateMs, pingTimeoutMs: 15_000 }),
       expected,
-      JSON.stringify({ answered, patient, lateMs }),
+      JSON.stringify({ answered, heard, patient, lateMs }),
     );
   }
+  // with a short timeout, a tenth of it
+  assert.equal(
+    pingVerdict({ answered: false, heard: false, patient: true, lateMs: 51, pingTimeoutMs: 500 }),
+    "wait-again",
+  );
+  assert.equal(
+    pingVerdict({ answered: false, heard: false, patient: true, lateMs: 50, pingTimeoutMs: 500 }),
+    "give-up",
+  );
 });
