@@ -128,6 +128,7 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
       count: 0,
       firstAnswer: undefined,
       heard: clock.now(),
+      unanswered: false,
       retired: false,
       shut: false,
       live: new Set(),
@@ -182,8 +183,15 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
         return Promise.reject(err);
       }
     }
+    // An idle client is not silent (nothing was asked of it), unless its last request went
+    // unanswered until its caller gave up (renewals cut one after another at their deadlines).
+    if (slot.count === 0 && !slot.unanswered) slot.heard = clock.now();
     slot.count++;
-    const onHeard = (): void => void (slot.heard = clock.now());
+    let answered = false;
+    const onHeard = (): void => {
+      slot.heard = clock.now();
+      slot.unanswered = false;
+    };
     // The caller's signal as fetch takes it: init's when given (even null: none), else the Request's.
     const outer = init?.signal !== undefined
       ? init.signal
@@ -205,6 +213,7 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
       outer?.removeEventListener("abort", forward);
       ac.signal.removeEventListener("abort", release);
       if (closed) return;
+      if (byCaller && !answered) slot.unanswered = true;
       // A caller that gave up on a client silent this long: a dead connection, most likely.
       if (byCaller && clock.now() - slot.heard >= silentMs) retire(slot);
       if (slot.retired && slot.count === 0) shutDown(slot);
@@ -239,7 +248,11 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
         });
       }
     }
-    return pending.then((res) => (onHeard(), counted(res, release, ac.signal, onHeard)), (err) => {
+    return pending.then((res) => {
+      answered = true;
+      onHeard();
+      return counted(res, release, ac.signal, onHeard);
+    }, (err) => {
       release();
       throw err;
     });
@@ -269,6 +282,8 @@ interface Slot<C> {
   firstAnswer: Promise<void> | null | undefined;
   /** When anything (an answer, a byte of a body) last came from it. */
   heard: number;
+  /** Its last request ended by its caller before any answer came. */
+  unanswered: boolean;
   /** Takes no new request (gone silent). */
   retired: boolean;
   /** Closed (and forgotten). */

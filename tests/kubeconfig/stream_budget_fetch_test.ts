@@ -440,3 +440,21 @@ test("a client silent for minutes whose requests all end by their callers' short
   assert.deepEqual(f.closed, [0]);
   f.budgeted.close();
 });
+
+test("a client idle for long is not silent: a request on it aborted soon after does not retire it", async () => {
+  const clock = new ManualClock(0);
+  const f = fakes({ clock, silentMs: 30_000 });
+  f.next.push(() => Promise.resolve(new Response("first")));
+  assert.equal(await (await f.budgeted.fetch("https://k/a")).text(), "first");
+  await clock.advance(600_000); // ten idle minutes
+  const ac = new AbortController();
+  const cut = f.budgeted.fetch("https://k/b", { signal: ac.signal });
+  await clock.advance(1_000);
+  ac.abort(); // a caller that gave up after a second
+  await cut.catch(() => {});
+  f.next.push(() => Promise.resolve(new Response("same")));
+  assert.equal(await (await f.budgeted.fetch("https://k/c")).text(), "same");
+  assert.deepEqual(f.sentOn, [0, 0, 0]);
+  assert.deepEqual(f.closed, []);
+  f.budgeted.close();
+});
