@@ -32,8 +32,10 @@
  * `silentMs` (default 30 s), as a watcher does when its idle deadline finds
  * a connection dead, or a lease renewal at its deadline, that client takes
  * no new request, is closed once its last one ends, and is forgotten. Should
- * it stay silent for three `silentMs` (a watch gets a bookmark each
- * minute), what still runs on it is ended (`TypeError`), as on a reset.
+ * nothing come from it for five `silentMs` after that (a new watch on a
+ * quiet resource may wait two bookmark intervals for its first), what still
+ * runs on it is ended (`TypeError`), as on a reset. Silence counts only
+ * while something is asked of a client.
  * Deno's client has no health check of its own (no PING): without this, the
  * next try would go to the same dead connection (half-open: a NAT or load
  * balancer that dropped it) and wait again, until TCP gives up, many
@@ -129,7 +131,9 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
       firstAnswer: undefined,
       heard: clock.now(),
       unanswered: false,
+      idleSince: clock.now(),
       retired: false,
+      retiredAt: 0,
       shut: false,
       live: new Set(),
     };
@@ -149,24 +153,26 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
     closeClient(slot.client);
   };
   /**
-   * While a retired client still carries requests: once it has been silent
-   * for three `silentMs` (a watch gets a bookmark each minute), they are
-   * ended as on a dead connection (else a request without a deadline of its
-   * own would wait there until TCP gives up).
+   * While a retired client still carries requests: once nothing has come
+   * from it for five `silentMs` since its retirement (150 s: a new watch on
+   * a quiet resource may wait two bookmark intervals and more for its
+   * first), they are ended as on a dead connection (else a request without
+   * a deadline of its own would wait there until TCP gives up).
    */
   const watchRetired = (slot: Slot<C>): void => {
-    const left = slot.heard + 3 * silentMs - clock.now();
+    const due = () => Math.max(slot.heard, slot.retiredAt) + 5 * silentMs;
     slot.grace = clock.setTimeout(() => {
       slot.grace = undefined;
       if (slot.shut || closed) return;
-      if (clock.now() - slot.heard < 3 * silentMs) return watchRetired(slot); // heard from meanwhile
+      if (clock.now() < due()) return watchRetired(slot); // heard from meanwhile
       const reason = new TypeError("fetch: the connection went silent");
       for (const ac of [...slot.live]) ac.abort(reason);
-    }, Math.max(0, left));
+    }, Math.max(0, due() - clock.now()));
   };
   const retire = (slot: Slot<C>): void => {
     if (slot.retired) return;
     slot.retired = true;
+    slot.retiredAt = clock.now();
     if (slot.count === 0) shutDown(slot);
     else if (Number.isFinite(silentMs)) watchRetired(slot);
   };
@@ -183,9 +189,13 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
         return Promise.reject(err);
       }
     }
-    // An idle client is not silent (nothing was asked of it), unless its last request went
-    // unanswered until its caller gave up (renewals cut one after another at their deadlines).
-    if (slot.count === 0 && !slot.unanswered) slot.heard = clock.now();
+    // Silence counts only while something is asked of a client: after an idle spell it starts
+    // anew, or (its last request cut unanswered by its caller: renewals cut one after another at
+    // their deadlines) goes on from where it was, the idle spell left out.
+    if (slot.count === 0) {
+      const now = clock.now();
+      slot.heard = slot.unanswered ? slot.heard + (now - slot.idleSince) : now;
+    }
     slot.count++;
     let answered = false;
     const onHeard = (): void => {
@@ -208,7 +218,7 @@ export function streamBudgetFetch<C>(options: StreamBudgetOptions<C>): StreamBud
     const release = (): void => {
       if (released) return;
       released = true;
-      slot.count--;
+      if (--slot.count === 0) slot.idleSince = clock.now();
       slot.live.delete(ac);
       outer?.removeEventListener("abort", forward);
       ac.signal.removeEventListener("abort", release);
@@ -284,8 +294,12 @@ interface Slot<C> {
   heard: number;
   /** Its last request ended by its caller before any answer came. */
   unanswered: boolean;
+  /** When its last request ended (it carries none). */
+  idleSince: number;
   /** Takes no new request (gone silent). */
   retired: boolean;
+  /** When it was retired. */
+  retiredAt: number;
   /** Closed (and forgotten). */
   shut: boolean;
   /** The controllers of its requests in flight. */

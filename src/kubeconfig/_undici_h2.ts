@@ -379,12 +379,17 @@ export function h2Dispatch(
         const wait = (ms: number) => conn.judges.add(timer = unref(setTimeout(judge, ms)));
         const due = now() + pingTimeoutMs;
         let patient = true;
+        let lastLook = false;
         const judge = () => {
           conn.judges.delete(timer!);
           const heard = read !== undefined && bytesReadOf(conn.socket) !== read;
           const lateMs = now() - due;
           const verdict = pingVerdict({ answered, heard, patient, lateMs, pingTimeoutMs });
-          if (verdict === "give-up") giveUp();
+          if (verdict === "give-up" && !lastLook) {
+            // one more turn of the event loop first: what the socket holds unread is read then
+            lastLook = true;
+            wait(0);
+          } else if (verdict === "give-up") giveUp();
           else if (verdict === "wait-again") {
             patient = false;
             wait(pingTimeoutMs);
