@@ -227,8 +227,9 @@ export class KubeClient {
   /**
    * Sends a request and decodes its JSON body. A body whose read fails (the
    * connection reset, an HTTP/2 GOAWAY mid-body) rejects with a
-   * {@linkcode KubeNetworkError}; a body that is not JSON, with a
-   * {@linkcode KubeStatusError} naming the status it came with.
+   * {@linkcode KubeNetworkError}, after one more try for a GET; a body that
+   * is not JSON, with a {@linkcode KubeStatusError} naming the status it
+   * came with.
    */
   async requestJson<T>(path: string, options: KubeRequestOptions = {}): Promise<T> {
     const method = options.method ?? "GET";
