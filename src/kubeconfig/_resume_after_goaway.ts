@@ -12,6 +12,8 @@
  * @module
  */
 
+import { withBody } from "./_with_body.ts";
+
 /** `res` with a body that, failing as `lost` says before its first byte, continues from `retry()`'s answer. */
 export function resumeAfterGoAway(
   res: Response,
@@ -54,15 +56,5 @@ export function resumeAfterGoAway(
       return reader.cancel(reason).catch(() => {});
     },
   }, { highWaterMark: 0 });
-  const out = new Response(stream, {
-    status: res.status,
-    statusText: res.statusText,
-    headers: res.headers,
-  });
-  Object.defineProperties(out, {
-    url: { value: res.url },
-    redirected: { value: res.redirected },
-    type: { value: res.type },
-  });
-  return out;
+  return withBody(res, stream);
 }

@@ -51,6 +51,7 @@
  */
 
 import { type Clock, systemClock } from "../async/clock.ts";
+import { withBody } from "./_with_body.ts";
 
 /**
  * The client the next request goes to: the index of the first (oldest)
@@ -392,15 +393,5 @@ function counted(
   if (signal.aborted) onAbort();
   else signal.addEventListener("abort", onAbort, { once: true });
   dropped.register(stream, held, held);
-  const out = new Response(stream, {
-    status: res.status,
-    statusText: res.statusText,
-    headers: res.headers,
-  });
-  Object.defineProperties(out, {
-    url: { value: res.url },
-    redirected: { value: res.redirected },
-    type: { value: res.type },
-  });
-  return out;
+  return withBody(res, stream);
 }
